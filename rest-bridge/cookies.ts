@@ -1,0 +1,25 @@
+import { serialize } from "cookie";
+import type { App } from "../src/app.ts";
+import type { Effects } from "../src/trpc/context.ts";
+
+/** CONTRACT.md §3: HttpOnly; SameSite=Lax; Path=/; Secure (and `__Secure-`) on https. */
+export function sessionCookieHeader(app: App, effect: NonNullable<Effects["sessionCookie"]>): string {
+  const secure = app.origin.startsWith("https:");
+  const base = { httpOnly: true, sameSite: "lax" as const, path: "/", secure };
+  if ("clear" in effect) return serialize(app.cookieName, "", { ...base, maxAge: 0 });
+  return serialize(app.cookieName, effect.token, {
+    ...base,
+    ...(effect.maxAgeSec === null ? {} : { maxAge: effect.maxAgeSec }),
+  });
+}
+
+/** Headers a procedure's effects add to any response (bridge or tRPC). */
+export function effectHeaders(app: App, effects: Effects): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = { ...effects.headers };
+  if (effects.sessionCookie) headers["set-cookie"] = [sessionCookieHeader(app, effects.sessionCookie)];
+  if (effects.authToken) {
+    headers["set-auth-token"] = effects.authToken;
+    headers["access-control-expose-headers"] = "set-auth-token";
+  }
+  return headers;
+}

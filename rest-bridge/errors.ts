@@ -1,0 +1,18 @@
+import type { ServerResponse } from "node:http";
+import { type AuthError, errorBody } from "../src/errors.ts";
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+    "cache-control": "no-store",
+  });
+  res.end(text);
+}
+
+/** `{ code, message }` (+ issues on validation errors, requestId on 5xx) with the contract's status. */
+export function sendError(res: ServerResponse, err: AuthError, requestId: string) {
+  sendJson(res, err.status, errorBody(err, requestId), err.headers ?? {});
+}

@@ -1,0 +1,72 @@
+/**
+ * THE table: every REST path under the base path, the procedure it calls, where its input
+ * comes from. A route is one line; guards (origin, rate limit, body) live in server.ts.
+ */
+export interface Route {
+  method: "GET" | "POST";
+  /** Below the base path; `:name` segments become input fields. */
+  path: string;
+  /** Dotted tRPC procedure path. */
+  procedure: string;
+  input: "none" | "body" | "query";
+  /** Also accepts application/x-www-form-urlencoded (CONTRACT.md §1). */
+  form?: boolean;
+}
+
+export const routes: Route[] = [
+  { method: "POST", path: "/sign-up/email", procedure: "signUp.email", input: "body", form: true },
+  { method: "POST", path: "/sign-in/email", procedure: "signIn.email", input: "body", form: true },
+  { method: "POST", path: "/sign-in/username", procedure: "signIn.username", input: "body" },
+  { method: "POST", path: "/is-username-available", procedure: "isUsernameAvailable", input: "body" },
+  { method: "GET", path: "/get-session", procedure: "getSession", input: "none" },
+  { method: "POST", path: "/sign-out", procedure: "signOut", input: "none" },
+  { method: "GET", path: "/list-sessions", procedure: "listSessions", input: "none" },
+  { method: "POST", path: "/revoke-session", procedure: "revokeSession", input: "body" },
+  { method: "POST", path: "/revoke-sessions", procedure: "revokeSessions", input: "none" },
+  { method: "POST", path: "/revoke-other-sessions", procedure: "revokeOtherSessions", input: "none" },
+  { method: "POST", path: "/update-user", procedure: "updateUser", input: "body" },
+  { method: "POST", path: "/change-password", procedure: "changePassword", input: "body" },
+  { method: "GET", path: "/ok", procedure: "ok", input: "none" },
+];
+
+export interface RouteMatch {
+  route: Route;
+  params: Record<string, string>;
+}
+
+interface Compiled {
+  route: Route;
+  segments: string[];
+}
+
+export function createRouteMatcher(table: Route[]) {
+  const exact = new Map<string, Route>();
+  const dynamic: Compiled[] = [];
+  for (const route of table) {
+    if (route.path.includes("/:")) dynamic.push({ route, segments: route.path.split("/") });
+    else exact.set(`${route.method} ${route.path}`, route);
+  }
+  return function match(method: string, path: string): RouteMatch | null {
+    const hit = exact.get(`${method} ${path}`);
+    if (hit) return { route: hit, params: {} };
+    const parts = path.split("/");
+    for (const { route, segments } of dynamic) {
+      if (route.method !== method || segments.length !== parts.length) continue;
+      const params: Record<string, string> = {};
+      const ok = segments.every((seg, i) => {
+        const part = parts[i]!;
+        if (seg.startsWith(":")) {
+          if (!part) return false;
+          params[seg.slice(1)] = decodeURIComponent(part);
+          return true;
+        }
+        return seg === part;
+      });
+      if (ok) return { route, params };
+    }
+    return null;
+  };
+}
+
+/** tRPC procedure → REST path, so /api/trpc calls share the bridge's rate-limit rules. */
+export const restPathByProcedure = new Map(routes.map((r) => [r.procedure, r.path]));

@@ -1,0 +1,110 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { nodeHTTPRequestHandler } from "@trpc/server/adapters/node-http";
+import type { App } from "../src/app.ts";
+import { AuthError } from "../src/errors.ts";
+import { appRouter } from "../src/trpc/app-router.ts";
+import { createContext, type Context } from "../src/trpc/context.ts";
+import { createCallerFactory, toAuthError } from "../src/trpc/init.ts";
+import { MAX_BODY_BYTES, parseBody } from "./body.ts";
+import { effectHeaders } from "./cookies.ts";
+import { sendError, sendJson } from "./errors.ts";
+import { checkOrigin, checkRateLimit, clientIp } from "./guards.ts";
+import { createRouteMatcher, restPathByProcedure, routes, type RouteMatch } from "./routes.ts";
+
+export const TRPC_PATH = "/api/trpc";
+
+const createCaller = createCallerFactory(appRouter);
+type Procedure = (input?: unknown) => Promise<unknown>;
+
+function procedureAt(caller: unknown, dotted: string): Procedure {
+  return dotted.split(".").reduce<any>((node, key) => node[key], caller) as Procedure;
+}
+
+async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: URL, match: RouteMatch, requestId: string) {
+  const { route, params } = match;
+  const ip = clientIp(app, req);
+  await checkRateLimit(app, ip, route.path);
+  checkOrigin(app, req);
+  let input: unknown;
+  if (route.input === "body") input = await parseBody(req, route.form === true);
+  else if (route.input === "query") input = Object.fromEntries(url.searchParams);
+  else if (req.method === "POST") await parseBody(req, route.form === true); // enforce type and size anyway
+  if (Object.keys(params).length) input = { ...(input as object), ...params };
+
+  const ctx = createContext(app, { headers: req.headers, ip, requestId });
+  const output = await procedureAt(createCaller(ctx), route.procedure)(input);
+  const headers = effectHeaders(app, ctx.effects);
+  if (ctx.effects.redirect) {
+    res.writeHead(302, { ...headers, location: ctx.effects.redirect, "cache-control": "no-store" });
+    res.end();
+    return;
+  }
+  sendJson(res, 200, output ?? null, headers);
+}
+
+function trpc(app: App, req: IncomingMessage, res: ServerResponse, url: URL, requestId: string) {
+  const path = url.pathname.slice(TRPC_PATH.length + 1);
+  let ctx: Context | undefined;
+  return nodeHTTPRequestHandler({
+    req,
+    res,
+    path,
+    router: appRouter,
+    maxBodySize: MAX_BODY_BYTES,
+    allowBatching: false,
+    createContext: async ({ req }) => {
+      const ip = clientIp(app, req);
+      await checkRateLimit(app, ip, restPathByProcedure.get(path) ?? `/trpc/${path}`);
+      checkOrigin(app, req);
+      ctx = createContext(app, { headers: req.headers, ip, requestId });
+      return ctx;
+    },
+    responseMeta: ({ errors }) => {
+      const retry = errors.map((e) => (e instanceof AuthError ? e.headers : e.cause instanceof AuthError ? e.cause.headers : undefined)).find(Boolean);
+      return { headers: { ...(ctx ? effectHeaders(app, ctx.effects) : {}), ...(retry ?? {}) } };
+    },
+    onError: ({ error }) => {
+      const auth = toAuthError(error);
+      if (auth.authCode === "INTERNAL_SERVER_ERROR") app.logger.error({ requestId, err: error.cause ?? error }, "unexpected failure");
+    },
+  });
+}
+
+/** The node:http handler: /api/trpc → tRPC adapter, {basePath} → the REST bridge. */
+export function createRequestHandler(app: App) {
+  const matchRoute = createRouteMatcher(routes);
+  const base = app.config.basePath;
+  return async function handle(req: IncomingMessage, res: ServerResponse) {
+    const started = performance.now();
+    const requestId = randomUUID();
+    let label = "unmatched";
+    try {
+      const url = new URL(req.url ?? "/", "http://localhost");
+      if (url.pathname === TRPC_PATH || url.pathname.startsWith(`${TRPC_PATH}/`)) {
+        label = "trpc";
+        await trpc(app, req, res, url, requestId);
+      } else {
+        const match = url.pathname.startsWith(`${base}/`) ? matchRoute(req.method ?? "GET", url.pathname.slice(base.length)) : null;
+        if (!match) throw new AuthError("NOT_FOUND");
+        label = match.route.path;
+        await bridge(app, req, res, url, match, requestId);
+      }
+    } catch (err) {
+      const auth = toAuthError(err);
+      if (auth.authCode === "INTERNAL_SERVER_ERROR") app.logger.error({ requestId, err: auth.cause }, "unexpected failure");
+      if (!res.headersSent) sendError(res, auth, requestId);
+      else res.destroy();
+    } finally {
+      // Route pattern only: paths and queries may carry tokens.
+      app.logger.info({ requestId, method: req.method, route: label, status: res.statusCode, durationMs: Math.round(performance.now() - started) }, "request");
+    }
+  };
+}
+
+export function createHttpServer(app: App): Server {
+  const handle = createRequestHandler(app);
+  const server = createServer((req, res) => void handle(req, res));
+  server.keepAliveTimeout = 5000;
+  return server;
+}

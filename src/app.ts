@@ -1,0 +1,20 @@
+import type { MikroORM } from "@mikro-orm/core";
+import type { Logger } from "pino";
+import type { Clock, ResolvedConfig } from "./config/index.ts";
+import type { SessionStore } from "./db/session-store/index.ts";
+import type { RateLimiter } from "./modules/rate-limit/rate-limit.ts";
+
+/** Everything one Portcullis instance owns; built by createPortcullis, no module singletons. */
+export interface App {
+  config: ResolvedConfig;
+  secret: string;
+  orm: MikroORM;
+  sessions: SessionStore;
+  rateLimiter: RateLimiter;
+  logger: Logger;
+  clock: Clock;
+  /** Cookie name of the session token (with `__Secure-` on https). */
+  cookieName: string;
+  /** The service's own origin, for CSRF and callback URL checks. */
+  origin: string;
+}

@@ -1,0 +1,86 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { dirname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { applyEnv, ConfigError, type PortcullisConfig } from "./config/index.ts";
+import { migrateUp, openOrm, parseDatabaseUrl } from "./db/orm.ts";
+import { createPortcullis } from "./index.ts";
+
+const USAGE = `Usage: portcullis <serve|migrate> [--config <file>]
+
+  serve     start the HTTP service (migrations are applied first)
+  migrate   apply pending migrations and exit
+
+Config: --config <file> or PORTCULLIS_CONFIG (a module whose default export is the config).
+Env overrides: PORT, HOST, DATABASE_URL, PUBLIC_URL, AUTH_SECRET.`;
+
+async function loadConfig(file: string | undefined): Promise<PortcullisConfig> {
+  const path = file ?? process.env.PORTCULLIS_CONFIG;
+  let config: PortcullisConfig = {};
+  if (path) {
+    const abs = resolve(path);
+    if (!existsSync(abs)) throw new ConfigError(`Config file not found: ${abs}`);
+    const mod = (await import(pathToFileURL(abs).href)) as { default?: PortcullisConfig };
+    if (!mod.default || typeof mod.default !== "object") throw new ConfigError(`${abs} has no default export object`);
+    config = mod.default;
+  }
+  return applyEnv(config, process.env);
+}
+
+/**
+ * Development convenience (never in production): a secret generated once and kept next to the
+ * SQLite file, so sessions and encrypted tokens survive restarts.
+ */
+function devSecret(config: PortcullisConfig): string {
+  const file = resolve("data", "secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const secret = randomBytes(32).toString("base64url");
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  void config;
+  return secret;
+}
+
+async function main() {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { config: { type: "string" }, help: { type: "boolean", short: "h" } },
+  });
+  const command = positionals[0];
+  if (values.help || !command) {
+    console.log(USAGE);
+    process.exit(command ? 0 : 1);
+  }
+  const config = await loadConfig(values.config);
+  if (command === "migrate") {
+    const orm = await openOrm(parseDatabaseUrl(config.databaseUrl ?? "sqlite:./data/portcullis.db"));
+    await migrateUp(orm);
+    await orm.close();
+    console.log("migrations applied");
+    return;
+  }
+  if (command !== "serve") {
+    console.error(USAGE);
+    process.exit(1);
+  }
+  if (!config.secret && process.env.NODE_ENV !== "production") config.secret = devSecret(config);
+  const portcullis = await createPortcullis(config);
+  const url = await portcullis.listen();
+  portcullis.app.logger.info({ url, basePath: portcullis.app.config.basePath }, "portcullis listening");
+  const stop = async () => {
+    await portcullis.close();
+    process.exit(0);
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+  } else {
+    console.error(err);
+  }
+  process.exit(1);
+});

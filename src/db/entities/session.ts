@@ -1,0 +1,22 @@
+import { defineEntity, type InferEntity } from "@mikro-orm/core";
+import { User } from "./user.ts";
+
+export const Session = defineEntity({
+  name: "Session",
+  tableName: "sessions",
+  properties: (p) => ({
+    id: p.uuid().primary(),
+    // SHA-256 of the session token; the token itself is never stored.
+    tokenHash: p.string().length(64).unique("sessions_token_hash_unique"),
+    user: p.manyToOne(User).ref().deleteRule("cascade").index("sessions_user_id_index"),
+    expiresAt: p.datetime().index("sessions_expires_at_index"),
+    rememberMe: p.boolean().default(true),
+    ipAddress: p.string().length(64).nullable(),
+    userAgent: p.text().nullable(),
+    impersonatedBy: p.uuid().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  }),
+});
+
+export type ISession = InferEntity<typeof Session>;

@@ -1,0 +1,87 @@
+/**
+ * The hot-path port (PERFORMANCE.md): one query prepared once per process, session joined to
+ * user. MikroORM stays off this path; it owns the schema and every other write.
+ */
+export interface UserRow {
+  id: string;
+  name: string;
+  email: string;
+  emailVerified: boolean;
+  image: string | null;
+  username: string | null;
+  displayUsername: string | null;
+  role: string;
+  banned: boolean;
+  banReason: string | null;
+  banExpires: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface SessionRow {
+  id: string;
+  userId: string;
+  expiresAt: Date;
+  rememberMe: boolean;
+  ipAddress: string | null;
+  userAgent: string | null;
+  impersonatedBy: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface SessionWithUser {
+  session: SessionRow;
+  user: UserRow;
+}
+
+export interface SessionStore {
+  findByTokenHash(tokenHash: string): Promise<SessionWithUser | null>;
+  /** Sliding expiry; best effort (a busy database skips it, the next request retries). */
+  extend(sessionId: string, expiresAt: Date, now: Date): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const SESSION_COLUMNS = `
+  s.id AS s_id, s.user_id AS s_user_id, s.expires_at AS s_expires_at, s.remember_me AS s_remember_me,
+  s.ip_address AS s_ip_address, s.user_agent AS s_user_agent, s.impersonated_by AS s_impersonated_by,
+  s.created_at AS s_created_at, s.updated_at AS s_updated_at,
+  u.id AS u_id, u.name AS u_name, u.email AS u_email, u.email_verified AS u_email_verified,
+  u.image AS u_image, u.username AS u_username, u.display_username AS u_display_username,
+  u.role AS u_role, u.banned AS u_banned, u.ban_reason AS u_ban_reason, u.ban_expires AS u_ban_expires,
+  u.created_at AS u_created_at, u.updated_at AS u_updated_at`;
+
+type Raw = Record<string, unknown>;
+
+/** Maps a joined row; `date` and `bool` adapt each driver's representation. */
+export function mapRow(r: Raw, date: (v: unknown) => Date, bool: (v: unknown) => boolean): SessionWithUser {
+  const banExpires = r.u_ban_expires;
+  return {
+    session: {
+      id: r.s_id as string,
+      userId: r.s_user_id as string,
+      expiresAt: date(r.s_expires_at),
+      rememberMe: bool(r.s_remember_me),
+      ipAddress: r.s_ip_address as string | null,
+      userAgent: r.s_user_agent as string | null,
+      impersonatedBy: r.s_impersonated_by as string | null,
+      createdAt: date(r.s_created_at),
+      updatedAt: date(r.s_updated_at),
+    },
+    user: {
+      id: r.u_id as string,
+      name: r.u_name as string,
+      email: r.u_email as string,
+      emailVerified: bool(r.u_email_verified),
+      image: r.u_image as string | null,
+      username: r.u_username as string | null,
+      displayUsername: r.u_display_username as string | null,
+      role: r.u_role as string,
+      banned: bool(r.u_banned),
+      banReason: r.u_ban_reason as string | null,
+      banExpires: banExpires == null ? null : date(banExpires),
+      createdAt: date(r.u_created_at),
+      updatedAt: date(r.u_updated_at),
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import type { Context } from "../../trpc/context.ts";
+import { publicProcedure, router } from "../../trpc/init.ts";
+import { assertSafeCallback } from "../../security/origins.ts";
+import { publicUser } from "../session/session.serialize.ts";
+import { userRow } from "../user/user.mapper.ts";
+import * as schema from "./email-password.schema.ts";
+import * as service from "./email-password.service.ts";
+
+/** The edge: cookie and `set-auth-token` for a freshly issued session. */
+export function handOverSession(ctx: Context, signedIn: { token: string | null; cookieMaxAgeSec: number | null }) {
+  if (!signedIn.token) return;
+  ctx.effects.sessionCookie = { token: signedIn.token, maxAgeSec: signedIn.cookieMaxAgeSec };
+  ctx.effects.authToken = signedIn.token;
+}
+
+export const signUpRouter = router({
+  email: publicProcedure.input(schema.signUpEmailInput).mutation(async ({ ctx, input }) => {
+    assertSafeCallback(ctx.app, input.callbackURL);
+    const result = await service.signUp(ctx.app, ctx.em, ctx.req, input);
+    handOverSession(ctx, result);
+    return { token: result.token, user: publicUser(userRow(result.user)) };
+  }),
+});
+
+function signedInBody(result: service.SignedIn, callbackURL: string | undefined) {
+  return {
+    redirect: Boolean(callbackURL),
+    token: result.token,
+    url: callbackURL ?? null,
+    user: publicUser(userRow(result.user)),
+  };
+}
+
+export const signInRouter = router({
+  email: publicProcedure.input(schema.signInEmailInput).mutation(async ({ ctx, input }) => {
+    assertSafeCallback(ctx.app, input.callbackURL);
+    const result = await service.signInEmail(ctx.app, ctx.em, ctx.req, input);
+    handOverSession(ctx, result);
+    return signedInBody(result, input.callbackURL);
+  }),
+  username: publicProcedure.input(schema.signInUsernameInput).mutation(async ({ ctx, input }) => {
+    assertSafeCallback(ctx.app, input.callbackURL);
+    const result = await service.signInUsername(ctx.app, ctx.em, ctx.req, input);
+    handOverSession(ctx, result);
+    return signedInBody(result, input.callbackURL);
+  }),
+});
+
+export const isUsernameAvailable = publicProcedure
+  .input(schema.usernameInput)
+  .mutation(async ({ ctx, input }) => ({ available: await service.isUsernameAvailable(ctx.em, input.username) }));

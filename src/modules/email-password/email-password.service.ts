@@ -1,0 +1,131 @@
+import { randomUUID } from "node:crypto";
+import type { EntityManager } from "@mikro-orm/core";
+import type { App } from "../../app.ts";
+import { hashPassword, verifyAgainstDummy, verifyPassword } from "../../crypto/password.ts";
+import { Account, User, type IUser } from "../../db/entities/index.ts";
+import { mapUniqueViolation } from "../../db/unique.ts";
+import { AuthError } from "../../errors.ts";
+import { isBanActive, issueSession, type RequestInfo } from "../session/session.service.ts";
+import { userRow } from "../user/user.mapper.ts";
+import { checkPasswordLength, parseEmail, parseUsername } from "./email-password.rules.ts";
+
+export const CREDENTIAL_PROVIDER = "credential";
+
+export interface SignUpInput {
+  name: string;
+  email: string;
+  password: string;
+  username?: string | undefined;
+  displayUsername?: string | undefined;
+  image?: string | null | undefined;
+  rememberMe?: boolean | undefined;
+}
+
+export interface SignedIn {
+  token: string | null;
+  cookieMaxAgeSec: number | null;
+  user: IUser;
+}
+
+export async function signUp(app: App, em: EntityManager, req: RequestInfo, input: SignUpInput): Promise<SignedIn> {
+  const { config } = app;
+  if (!config.emailAndPassword.enableSignup) throw new AuthError("EMAIL_PASSWORD_SIGN_UP_DISABLED");
+  const email = parseEmail(input.email);
+  checkPasswordLength(config, input.password);
+  const username = input.username === undefined ? null : parseUsername(input.username);
+  const passwordHash = await hashPassword(input.password);
+  const now = app.clock.now();
+  const needsVerification = config.emailAndPassword.requireEmailVerification;
+
+  return mapUniqueViolation(() =>
+    em.transactional(async (tx) => {
+      const user = tx.create(User, {
+        id: randomUUID(),
+        email,
+        emailVerified: false,
+        name: input.name,
+        image: input.image ?? null,
+        username,
+        displayUsername: username === null ? null : (input.displayUsername ?? input.username ?? null),
+        role: "user",
+        banned: false,
+        createdAt: now,
+        updatedAt: now,
+      });
+      tx.create(Account, {
+        id: randomUUID(),
+        user: user.id,
+        providerId: CREDENTIAL_PROVIDER,
+        accountId: user.id,
+        password: passwordHash,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await tx.flush(); // the user row must exist before its session's foreign key
+      if (needsVerification) return { token: null, cookieMaxAgeSec: null, user };
+      const issued = issueSession(app, tx, req, { userId: user.id, rememberMe: input.rememberMe });
+      return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user };
+    }),
+  );
+}
+
+type Failure = "INVALID_EMAIL_OR_PASSWORD" | "INVALID_USERNAME_OR_PASSWORD";
+
+/**
+ * Password check, then the account rules, then a session. An unknown user costs one argon2
+ * verify against a dummy hash, like a wrong password (no enumeration by timing).
+ */
+export async function signInWithPassword(
+  app: App,
+  em: EntityManager,
+  req: RequestInfo,
+  where: { email: string } | { username: string },
+  password: string,
+  rememberMe: boolean | undefined,
+  failure: Failure,
+): Promise<SignedIn> {
+  const account = await em.findOne(
+    Account,
+    { providerId: CREDENTIAL_PROVIDER, user: where },
+    { populate: ["user"] },
+  );
+  if (!account?.password) {
+    await verifyAgainstDummy(password);
+    throw new AuthError(failure);
+  }
+  if (!(await verifyPassword(account.password, password))) throw new AuthError(failure);
+  const user = account.user.getEntity();
+  const now = app.clock.now();
+  if (isBanActive(userRow(user), now)) throw new AuthError("BANNED_USER");
+  if (app.config.emailAndPassword.requireEmailVerification && !user.emailVerified) {
+    throw new AuthError("EMAIL_NOT_VERIFIED");
+  }
+  return em.transactional(async (tx) => {
+    if (user.banned) {
+      // An expired ban lifts itself at the next sign-in.
+      await tx.nativeUpdate(User, { id: user.id }, { banned: false, banReason: null, banExpires: null, updatedAt: now });
+      Object.assign(user, { banned: false, banReason: null, banExpires: null, updatedAt: now });
+    }
+    const issued = issueSession(app, tx, req, { userId: user.id, rememberMe });
+    return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user };
+  });
+}
+
+export function signInEmail(app: App, em: EntityManager, req: RequestInfo, input: { email: string; password: string; rememberMe?: boolean | undefined }) {
+  const email = parseEmail(input.email);
+  return signInWithPassword(app, em, req, { email }, input.password, input.rememberMe, "INVALID_EMAIL_OR_PASSWORD");
+}
+
+export async function signInUsername(app: App, em: EntityManager, req: RequestInfo, input: { username: string; password: string; rememberMe?: boolean | undefined }) {
+  const username = input.username.trim().toLowerCase();
+  if (username.length === 0 || username.length > 64) {
+    await verifyAgainstDummy(input.password);
+    throw new AuthError("INVALID_USERNAME_OR_PASSWORD");
+  }
+  return signInWithPassword(app, em, req, { username }, input.password, input.rememberMe, "INVALID_USERNAME_OR_PASSWORD");
+}
+
+export async function isUsernameAvailable(em: EntityManager, raw: string): Promise<boolean> {
+  const username = parseUsername(raw);
+  return (await em.count(User, { username })) === 0;
+}

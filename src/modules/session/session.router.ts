@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { sha256 } from "../../crypto/tokens.ts";
+import { authedProcedure, publicProcedure } from "../../trpc/init.ts";
+import { publicSession, publicUser } from "./session.serialize.ts";
+import * as service from "./session.service.ts";
+
+const revokeInput = z
+  .object({ token: z.string().min(1).max(512).optional(), id: z.string().min(1).max(64).optional() })
+  .refine((v) => v.token !== undefined || v.id !== undefined, { message: "token or id is required", path: ["token"] });
+
+export const sessionProcedures = {
+  // Hot path: no output schema (PERFORMANCE.md point 3).
+  getSession: publicProcedure.query(async ({ ctx }) => {
+    const auth = await ctx.getSession();
+    return auth ? { session: publicSession(auth.session), user: publicUser(auth.user) } : null;
+  }),
+
+  signOut: publicProcedure.mutation(async ({ ctx }) => {
+    if (ctx.sessionToken) await service.deleteSessionByTokenHash(ctx.em, sha256(ctx.sessionToken));
+    ctx.effects.sessionCookie = { clear: true };
+    return { success: true as const };
+  }),
+
+  listSessions: authedProcedure.query(async ({ ctx }) => {
+    const sessions = await service.listActiveSessions(ctx.app, ctx.em, ctx.auth.user.id);
+    return sessions.map((s) =>
+      publicSession({
+        ...s,
+        userId: s.user.id,
+        ipAddress: s.ipAddress ?? null,
+        userAgent: s.userAgent ?? null,
+        impersonatedBy: s.impersonatedBy ?? null,
+      }),
+    );
+  }),
+
+  revokeSession: authedProcedure.input(revokeInput).mutation(async ({ ctx, input }) => {
+    await service.revokeOwnSession(ctx.em, ctx.auth.user.id, input);
+    return { status: true as const };
+  }),
+
+  revokeSessions: authedProcedure.mutation(async ({ ctx }) => {
+    await service.revokeAllSessions(ctx.em, ctx.auth.user.id);
+    return { status: true as const };
+  }),
+
+  revokeOtherSessions: authedProcedure.mutation(async ({ ctx }) => {
+    await service.revokeAllSessions(ctx.em, ctx.auth.user.id, ctx.auth.session.id);
+    return { status: true as const };
+  }),
+};
+
+export const okProcedure = publicProcedure.query(() => ({ ok: true as const }));
+

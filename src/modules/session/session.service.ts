@@ -1,0 +1,102 @@
+import { randomUUID } from "node:crypto";
+import type { EntityManager } from "@mikro-orm/core";
+import type { App } from "../../app.ts";
+import { randomToken, sha256 } from "../../crypto/tokens.ts";
+import { Session, type ISession } from "../../db/entities/index.ts";
+import type { SessionWithUser } from "../../db/session-store/index.ts";
+
+export interface RequestInfo {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export interface IssuedSession {
+  /** The raw token: shown once, never stored. */
+  token: string;
+  session: ISession;
+  /** Cookie Max-Age in seconds; null for a browser-session cookie (rememberMe: false). */
+  cookieMaxAgeSec: number | null;
+}
+
+export interface IssueOptions {
+  userId: string;
+  rememberMe?: boolean;
+  impersonatedBy?: string | null;
+  expiresInSec?: number;
+}
+
+/** Adds a session to `em` (the caller flushes, usually inside its transaction). */
+export function issueSession(app: App, em: EntityManager, req: RequestInfo, opts: IssueOptions): IssuedSession {
+  const now = app.clock.now();
+  const rememberMe = opts.rememberMe ?? true;
+  const ttlSec =
+    opts.expiresInSec ?? (rememberMe ? app.config.session.expiresInSec : app.config.session.shortExpiresInSec);
+  const token = randomToken();
+  const session = em.create(Session, {
+    id: randomUUID(),
+    tokenHash: sha256(token),
+    user: opts.userId,
+    expiresAt: new Date(now.getTime() + ttlSec * 1000),
+    rememberMe,
+    ipAddress: req.ip?.slice(0, 64) ?? null,
+    userAgent: req.userAgent?.slice(0, 1024) ?? null,
+    impersonatedBy: opts.impersonatedBy ?? null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return { token, session, cookieMaxAgeSec: rememberMe ? ttlSec : null };
+}
+
+export interface ResolvedSession extends SessionWithUser {
+  /** True when this request moved the sliding expiry (the cookie is re-sent). */
+  extended: boolean;
+}
+
+export function isBanActive(user: { banned: boolean; banExpires: Date | null }, now: Date): boolean {
+  return user.banned && (user.banExpires === null || user.banExpires.getTime() > now.getTime());
+}
+
+/**
+ * The per-request session check: one prepared lookup, no write unless the sliding window moves
+ * (CONTRACT.md §3: more than `updateAge` since the last extension, remember-me sessions only).
+ */
+export async function resolveSession(app: App, token: string): Promise<ResolvedSession | null> {
+  if (token.length < 20 || token.length > 200) return null;
+  const found = await app.sessions.findByTokenHash(sha256(token));
+  if (!found) return null;
+  const now = app.clock.now();
+  const nowMs = now.getTime();
+  if (found.session.expiresAt.getTime() <= nowMs) return null;
+  if (isBanActive(found.user, now)) return null;
+  const { expiresInSec, updateAgeSec } = app.config.session;
+  const lastExtendedMs = found.session.expiresAt.getTime() - expiresInSec * 1000;
+  if (found.session.rememberMe && !found.session.impersonatedBy && nowMs - lastExtendedMs > updateAgeSec * 1000) {
+    const expiresAt = new Date(nowMs + expiresInSec * 1000);
+    await app.sessions.extend(found.session.id, expiresAt, now);
+    return { ...found, session: { ...found.session, expiresAt, updatedAt: now }, extended: true };
+  }
+  return { ...found, extended: false };
+}
+
+export async function listActiveSessions(app: App, em: EntityManager, userId: string): Promise<ISession[]> {
+  return em.find(
+    Session,
+    { user: userId, expiresAt: { $gt: app.clock.now() }, impersonatedBy: null },
+    { orderBy: { createdAt: "desc" } },
+  );
+}
+
+export async function deleteSessionByTokenHash(em: EntityManager, tokenHash: string): Promise<number> {
+  return em.nativeDelete(Session, { tokenHash });
+}
+
+/** Revokes one of the user's own sessions, by raw token or by id. */
+export async function revokeOwnSession(em: EntityManager, userId: string, ref: { token?: string; id?: string }) {
+  if (ref.token) return em.nativeDelete(Session, { user: userId, tokenHash: sha256(ref.token) });
+  if (ref.id) return em.nativeDelete(Session, { user: userId, id: ref.id });
+  return 0;
+}
+
+export async function revokeAllSessions(em: EntityManager, userId: string, exceptSessionId?: string) {
+  return em.nativeDelete(Session, exceptSessionId ? { user: userId, id: { $ne: exceptSessionId } } : { user: userId });
+}

@@ -1,0 +1,67 @@
+import type { EntityManager } from "@mikro-orm/core";
+import type { App } from "../../app.ts";
+import { hashPassword, verifyPassword } from "../../crypto/password.ts";
+import { Account, User } from "../../db/entities/index.ts";
+import { mapUniqueViolation } from "../../db/unique.ts";
+import { AuthError } from "../../errors.ts";
+import { CREDENTIAL_PROVIDER, type SignedIn } from "../email-password/email-password.service.ts";
+import { checkPasswordLength, parseUsername } from "../email-password/email-password.rules.ts";
+import { issueSession, revokeAllSessions, type RequestInfo, type ResolvedSession } from "../session/session.service.ts";
+
+export interface UpdateUserInput {
+  name?: string | undefined;
+  image?: string | null | undefined;
+  username?: string | undefined;
+  displayUsername?: string | undefined;
+  email?: unknown;
+}
+
+export async function updateUser(app: App, em: EntityManager, userId: string, input: UpdateUserInput): Promise<void> {
+  if (input.email !== undefined) throw new AuthError("EMAIL_CAN_NOT_BE_UPDATED");
+  const changes: Record<string, unknown> = {};
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.image !== undefined) changes.image = input.image;
+  if (input.username !== undefined) {
+    changes.username = parseUsername(input.username);
+    changes.displayUsername = input.displayUsername ?? input.username;
+  } else if (input.displayUsername !== undefined) {
+    changes.displayUsername = input.displayUsername;
+  }
+  if (Object.keys(changes).length === 0) return;
+  changes.updatedAt = app.clock.now();
+  await mapUniqueViolation(() => em.nativeUpdate(User, { id: userId }, changes));
+}
+
+export interface ChangePasswordInput {
+  currentPassword: string;
+  newPassword: string;
+  revokeOtherSessions?: boolean | undefined;
+}
+
+export async function changePassword(
+  app: App,
+  em: EntityManager,
+  req: RequestInfo,
+  auth: ResolvedSession,
+  input: ChangePasswordInput,
+): Promise<SignedIn> {
+  checkPasswordLength(app.config, input.newPassword);
+  const account = await em.findOne(
+    Account,
+    { user: auth.user.id, providerId: CREDENTIAL_PROVIDER },
+    { populate: ["user"] },
+  );
+  if (!account?.password) throw new AuthError("CREDENTIAL_ACCOUNT_NOT_FOUND");
+  if (!(await verifyPassword(account.password, input.currentPassword))) throw new AuthError("INVALID_PASSWORD");
+  const passwordHash = await hashPassword(input.newPassword);
+  const now = app.clock.now();
+  return em.transactional(async (tx) => {
+    await tx.nativeUpdate(Account, { id: account.id }, { password: passwordHash, updatedAt: now });
+    const user = account.user.getEntity();
+    if (!input.revokeOtherSessions) return { token: null, cookieMaxAgeSec: null, user };
+    // Keep only a fresh session: every earlier one (the current included) is revoked.
+    await revokeAllSessions(tx, auth.user.id);
+    const issued = issueSession(app, tx, req, { userId: auth.user.id, rememberMe: auth.session.rememberMe });
+    return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user };
+  });
+}

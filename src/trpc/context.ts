@@ -1,0 +1,86 @@
+import type { EntityManager } from "@mikro-orm/core";
+import { parse as parseCookies } from "cookie";
+import type { App } from "../app.ts";
+import { resolveSession, type RequestInfo, type ResolvedSession } from "../modules/session/session.service.ts";
+
+/** What a procedure asks the HTTP layer to do besides answering (both /api/auth and /api/trpc apply it). */
+export interface Effects {
+  /** Set (token + Max-Age, null Max-Age = browser-session cookie) or clear the session cookie. */
+  sessionCookie?: { token: string; maxAgeSec: number | null } | { clear: true };
+  /** `set-auth-token` header (CONTRACT.md §3). */
+  authToken?: string;
+  /** 302 target (REST bridge only; tRPC callers read it from the output). */
+  redirect?: string;
+  headers: Record<string, string>;
+}
+
+export interface Context {
+  app: App;
+  req: RequestInfo & { requestId: string; origin: string | null };
+  /** Where the session token came from. */
+  tokenSource: "bearer" | "cookie" | null;
+  sessionToken: string | null;
+  effects: Effects;
+  /** One EntityManager fork per request, made on first use. */
+  readonly em: EntityManager;
+  /** Resolves the session once per request; null when absent, invalid, expired or banned. */
+  getSession(): Promise<ResolvedSession | null>;
+}
+
+export interface ContextInput {
+  headers: Record<string, string | string[] | undefined>;
+  ip?: string | null;
+  requestId?: string;
+}
+
+function header(headers: ContextInput["headers"], name: string): string | null {
+  const v = headers[name];
+  return (Array.isArray(v) ? v[0] : v) ?? null;
+}
+
+export function readSessionToken(app: App, headers: ContextInput["headers"]) {
+  const auth = header(headers, "authorization");
+  if (auth && /^bearer\s+/i.test(auth)) {
+    const token = auth.replace(/^bearer\s+/i, "").trim();
+    if (token) return { token, source: "bearer" as const };
+  }
+  const cookieHeader = header(headers, "cookie");
+  if (cookieHeader) {
+    const token = parseCookies(cookieHeader)[app.cookieName];
+    if (token) return { token, source: "cookie" as const };
+  }
+  return { token: null, source: null };
+}
+
+export function createContext(app: App, input: ContextInput): Context {
+  const { token, source } = readSessionToken(app, input.headers);
+  let em: EntityManager | undefined;
+  let session: Promise<ResolvedSession | null> | undefined;
+  const ctx: Context = {
+    app,
+    req: {
+      ip: input.ip ?? null,
+      userAgent: header(input.headers, "user-agent"),
+      requestId: input.requestId ?? crypto.randomUUID(),
+      origin: header(input.headers, "origin"),
+    },
+    tokenSource: source,
+    sessionToken: token,
+    effects: { headers: {} },
+    get em() {
+      em ??= app.orm.em.fork();
+      return em;
+    },
+    getSession() {
+      session ??= token ? resolveSession(app, token) : Promise.resolve(null);
+      return session.then((s) => {
+        // Sliding expiry moved: re-send the cookie (browser clients only).
+        if (s?.extended && source === "cookie" && !ctx.effects.sessionCookie) {
+          ctx.effects.sessionCookie = { token: token!, maxAgeSec: app.config.session.expiresInSec };
+        }
+        return s;
+      });
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,77 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import { ZodError } from "zod";
+import { AuthError } from "../errors.ts";
+import type { Context } from "./context.ts";
+
+/**
+ * Maps any error a procedure can raise onto the contract: AuthError as is, zod input errors as
+ * VALIDATION_ERROR naming each field, anything else as a 500 whose cause stays in the log.
+ */
+export function toAuthError(err: unknown): AuthError {
+  if (err instanceof AuthError) return err;
+  if (err instanceof TRPCError) {
+    if (err.cause instanceof AuthError) return err.cause;
+    if (err.cause instanceof ZodError || err.code === "BAD_REQUEST") {
+      const issues =
+        err.cause instanceof ZodError
+          ? err.cause.issues.map((i) => ({ path: i.path.join(".") || "(body)", message: i.message }))
+          : [];
+      const message = issues.length
+        ? `Invalid ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`
+        : "Invalid request";
+      return new AuthError("VALIDATION_ERROR", { message, issues, cause: err });
+    }
+    if (err.code === "NOT_FOUND") return new AuthError("NOT_FOUND", { cause: err });
+    if (err.code === "PARSE_ERROR") return new AuthError("INVALID_JSON", { cause: err });
+    if (err.code === "PAYLOAD_TOO_LARGE") return new AuthError("PAYLOAD_TOO_LARGE", { cause: err });
+    if (err.code === "UNSUPPORTED_MEDIA_TYPE") return new AuthError("UNSUPPORTED_MEDIA_TYPE", { cause: err });
+    if (err.code === "METHOD_NOT_SUPPORTED") return new AuthError("NOT_FOUND", { cause: err });
+  }
+  return new AuthError("INTERNAL_SERVER_ERROR", { cause: err });
+}
+
+const t = initTRPC.context<Context>().create({
+  isDev: false,
+  errorFormatter({ shape, error, ctx }) {
+    const auth = toAuthError(error);
+    if (auth.status >= 500 && auth.authCode === "INTERNAL_SERVER_ERROR") {
+      ctx?.app.logger.error({ requestId: ctx.req.requestId, err: error.cause ?? error }, "unexpected failure");
+    }
+    const internal = auth.status >= 500;
+    return {
+      ...shape,
+      message: internal ? "Unexpected failure" : auth.message,
+      data: {
+        code: shape.data.code,
+        httpStatus: auth.status,
+        path: shape.data.path,
+        authCode: auth.authCode,
+        ...(auth.issues ? { issues: auth.issues } : {}),
+        ...(internal && ctx ? { requestId: ctx.req.requestId } : {}),
+      },
+    };
+  },
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const middleware = t.middleware;
+
+/** Maps any thrown error to an AuthError so tRPC's HTTP status follows the contract's. */
+const contractErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && !(result.error instanceof AuthError)) {
+    const auth = toAuthError(result.error);
+    if (auth.authCode !== "INTERNAL_SERVER_ERROR") throw auth;
+  }
+  return result;
+});
+
+export const publicProcedure = t.procedure.use(contractErrors);
+
+/** Needs a valid session; hands it to the procedure as `ctx.auth`. */
+export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const auth = await ctx.getSession();
+  if (!auth) throw new AuthError("UNAUTHORIZED");
+  return next({ ctx: { auth } });
+});
