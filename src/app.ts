@@ -2,6 +2,7 @@ import type { MikroORM } from "@mikro-orm/core";
 import type { Logger } from "pino";
 import type { Clock, ResolvedConfig } from "./config/index.ts";
 import type { SessionStore } from "./db/session-store/index.ts";
+import type { SessionCache } from "./modules/session/session-cache.ts";
 import type { RateLimiter } from "./modules/rate-limit/rate-limit.ts";
 
 /** Everything one Portcullis instance owns; built by createPortcullis, no module singletons. */
@@ -10,6 +11,7 @@ export interface App {
   secret: string;
   orm: MikroORM;
   sessions: SessionStore;
+  sessionCache: SessionCache;
   rateLimiter: RateLimiter;
   logger: Logger;
   clock: Clock;

@@ -6,6 +6,7 @@ import type { App } from "./app.ts";
 import { ConfigError, resolveConfig, type PortcullisConfig } from "./config/index.ts";
 import { migrateUp, openOrm, parseDatabaseUrl } from "./db/orm.ts";
 import { createSessionStore } from "./db/session-store/index.ts";
+import { SessionCache } from "./modules/session/session-cache.ts";
 import { createRateLimiter } from "./modules/rate-limit/rate-limit.ts";
 import { appRouter, type AppRouter } from "./trpc/app-router.ts";
 import { createContext, type ContextInput } from "./trpc/context.ts";
@@ -51,6 +52,8 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     secret: config.secret ?? randomBytes(32).toString("base64url"),
     orm,
     sessions: createSessionStore(target),
+    // In-process cache: on by default only for SQLite, the single-process embedded default.
+    sessionCache: new SessionCache(config.session.cacheTtlMs ?? (target.dialect === "sqlite" ? 1000 : 0)),
     rateLimiter: createRateLimiter(config.rateLimit),
     logger,
     clock: config.clock,

@@ -46,6 +46,11 @@ export const configSchema = z
         expiresInSec: z.number().int().positive().default(7 * 24 * 3600),
         updateAgeSec: z.number().int().nonnegative().default(24 * 3600),
         shortExpiresInSec: z.number().int().positive().default(24 * 3600),
+        /**
+         * In-process session cache TTL. Default: 1000 on SQLite, 0 (off) on PostgreSQL, where
+         * several instances share the database and a revoke on one must be seen at once by all.
+         */
+        cacheTtlMs: z.number().int().min(0).max(60_000).optional(),
       })
       .strict()
       .prefault({}),

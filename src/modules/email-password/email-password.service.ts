@@ -100,8 +100,9 @@ export async function signInWithPassword(
   if (app.config.emailAndPassword.requireEmailVerification && !user.emailVerified) {
     throw new AuthError("EMAIL_NOT_VERIFIED");
   }
-  return em.transactional(async (tx) => {
-    if (user.banned) {
+  const liftsBan = user.banned;
+  const signedIn = await em.transactional(async (tx) => {
+    if (liftsBan) {
       // An expired ban lifts itself at the next sign-in.
       await tx.nativeUpdate(User, { id: user.id }, { banned: false, banReason: null, banExpires: null, updatedAt: now });
       Object.assign(user, { banned: false, banReason: null, banExpires: null, updatedAt: now });
@@ -109,6 +110,8 @@ export async function signInWithPassword(
     const issued = issueSession(app, tx, req, { userId: user.id, rememberMe });
     return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user };
   });
+  if (liftsBan) app.sessionCache.evictUser(user.id);
+  return signedIn;
 }
 
 export function signInEmail(app: App, em: EntityManager, req: RequestInfo, input: { email: string; password: string; rememberMe?: boolean | undefined }) {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { sha256 } from "../../crypto/tokens.ts";
 import { authedProcedure, publicProcedure } from "../../trpc/init.ts";
-import { publicSession, publicUser } from "./session.serialize.ts";
+import { publicSession } from "./session.serialize.ts";
 import * as service from "./session.service.ts";
 
 const revokeInput = z
@@ -12,11 +12,11 @@ export const sessionProcedures = {
   // Hot path: no output schema (PERFORMANCE.md point 3).
   getSession: publicProcedure.query(async ({ ctx }) => {
     const auth = await ctx.getSession();
-    return auth ? { session: publicSession(auth.session), user: publicUser(auth.user) } : null;
+    return auth ? auth.body : null;
   }),
 
   signOut: publicProcedure.mutation(async ({ ctx }) => {
-    if (ctx.sessionToken) await service.deleteSessionByTokenHash(ctx.em, sha256(ctx.sessionToken));
+    if (ctx.sessionToken) await service.deleteSessionByTokenHash(ctx.app, ctx.em, sha256(ctx.sessionToken));
     ctx.effects.sessionCookie = { clear: true };
     return { success: true as const };
   }),
@@ -35,17 +35,17 @@ export const sessionProcedures = {
   }),
 
   revokeSession: authedProcedure.input(revokeInput).mutation(async ({ ctx, input }) => {
-    await service.revokeOwnSession(ctx.em, ctx.auth.user.id, input);
+    await service.revokeOwnSession(ctx.app, ctx.em, ctx.auth.user.id, input);
     return { status: true as const };
   }),
 
   revokeSessions: authedProcedure.mutation(async ({ ctx }) => {
-    await service.revokeAllSessions(ctx.em, ctx.auth.user.id);
+    await service.revokeAllSessions(ctx.app, ctx.em, ctx.auth.user.id);
     return { status: true as const };
   }),
 
   revokeOtherSessions: authedProcedure.mutation(async ({ ctx }) => {
-    await service.revokeAllSessions(ctx.em, ctx.auth.user.id, ctx.auth.session.id);
+    await service.revokeAllSessions(ctx.app, ctx.em, ctx.auth.user.id, ctx.auth.session.id);
     return { status: true as const };
   }),
 };

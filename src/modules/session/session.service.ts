@@ -4,6 +4,7 @@ import type { App } from "../../app.ts";
 import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { Session, type ISession } from "../../db/entities/index.ts";
 import type { SessionWithUser } from "../../db/session-store/index.ts";
+import type { PublicSession, PublicUser } from "./session.serialize.ts";
 
 export interface RequestInfo {
   ip: string | null;
@@ -50,6 +51,8 @@ export function issueSession(app: App, em: EntityManager, req: RequestInfo, opts
 export interface ResolvedSession extends SessionWithUser {
   /** True when this request moved the sliding expiry (the cookie is re-sent). */
   extended: boolean;
+  /** The get-session answer, serialized once per cache entry. */
+  body: { session: PublicSession; user: PublicUser };
 }
 
 export function isBanActive(user: { banned: boolean; banExpires: Date | null }, now: Date): boolean {
@@ -62,20 +65,29 @@ export function isBanActive(user: { banned: boolean; banExpires: Date | null }, 
  */
 export async function resolveSession(app: App, token: string): Promise<ResolvedSession | null> {
   if (token.length < 20 || token.length > 200) return null;
-  const found = await app.sessions.findByTokenHash(sha256(token));
-  if (!found) return null;
+  const digest = sha256(token);
   const now = app.clock.now();
   const nowMs = now.getTime();
-  if (found.session.expiresAt.getTime() <= nowMs) return null;
-  if (isBanActive(found.user, now)) return null;
-  const { expiresInSec, updateAgeSec } = app.config.session;
-  const lastExtendedMs = found.session.expiresAt.getTime() - expiresInSec * 1000;
-  if (found.session.rememberMe && !found.session.impersonatedBy && nowMs - lastExtendedMs > updateAgeSec * 1000) {
-    const expiresAt = new Date(nowMs + expiresInSec * 1000);
-    await app.sessions.extend(found.session.id, expiresAt, now);
-    return { ...found, session: { ...found.session, expiresAt, updatedAt: now }, extended: true };
+  let entry = app.sessionCache.get(digest, nowMs);
+  if (!entry) {
+    const found = await app.sessions.findByTokenHash(digest);
+    if (!found) return null;
+    entry = app.sessionCache.set(digest, found, nowMs);
   }
-  return { ...found, extended: false };
+  const { session, user } = entry.value;
+  if (session.expiresAt.getTime() <= nowMs || isBanActive(user, now)) {
+    app.sessionCache.evictDigest(digest);
+    return null;
+  }
+  const { expiresInSec, updateAgeSec } = app.config.session;
+  const lastExtendedMs = session.expiresAt.getTime() - expiresInSec * 1000;
+  if (session.rememberMe && !session.impersonatedBy && nowMs - lastExtendedMs > updateAgeSec * 1000) {
+    const expiresAt = new Date(nowMs + expiresInSec * 1000);
+    await app.sessions.extend(session.id, expiresAt, now);
+    const moved = app.sessionCache.set(digest, { user, session: { ...session, expiresAt, updatedAt: now } }, nowMs);
+    return { ...moved.value, body: moved.body, extended: true };
+  }
+  return { session, user, body: entry.body, extended: false };
 }
 
 export async function listActiveSessions(app: App, em: EntityManager, userId: string): Promise<ISession[]> {
@@ -86,17 +98,28 @@ export async function listActiveSessions(app: App, em: EntityManager, userId: st
   );
 }
 
-export async function deleteSessionByTokenHash(em: EntityManager, tokenHash: string): Promise<number> {
-  return em.nativeDelete(Session, { tokenHash });
+/*
+ * Every write that revokes a session evicts it from the session cache, after the delete, so a
+ * concurrent lookup cannot re-cache what was just deleted for longer than the cache TTL.
+ */
+
+export async function deleteSessionByTokenHash(app: App, em: EntityManager, tokenHash: string): Promise<number> {
+  const deleted = await em.nativeDelete(Session, { tokenHash });
+  app.sessionCache.evictDigest(tokenHash);
+  return deleted;
 }
 
 /** Revokes one of the user's own sessions, by raw token or by id. */
-export async function revokeOwnSession(em: EntityManager, userId: string, ref: { token?: string; id?: string }) {
-  if (ref.token) return em.nativeDelete(Session, { user: userId, tokenHash: sha256(ref.token) });
-  if (ref.id) return em.nativeDelete(Session, { user: userId, id: ref.id });
-  return 0;
+export async function revokeOwnSession(app: App, em: EntityManager, userId: string, ref: { token?: string | undefined; id?: string | undefined }) {
+  let deleted = 0;
+  if (ref.token) deleted = await em.nativeDelete(Session, { user: userId, tokenHash: sha256(ref.token) });
+  else if (ref.id) deleted = await em.nativeDelete(Session, { user: userId, id: ref.id });
+  app.sessionCache.evictUser(userId);
+  return deleted;
 }
 
-export async function revokeAllSessions(em: EntityManager, userId: string, exceptSessionId?: string) {
-  return em.nativeDelete(Session, exceptSessionId ? { user: userId, id: { $ne: exceptSessionId } } : { user: userId });
+export async function revokeAllSessions(app: App, em: EntityManager, userId: string, exceptSessionId?: string) {
+  const deleted = await em.nativeDelete(Session, exceptSessionId ? { user: userId, id: { $ne: exceptSessionId } } : { user: userId });
+  app.sessionCache.evictUser(userId);
+  return deleted;
 }

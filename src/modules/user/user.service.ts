@@ -30,6 +30,7 @@ export async function updateUser(app: App, em: EntityManager, userId: string, in
   if (Object.keys(changes).length === 0) return;
   changes.updatedAt = app.clock.now();
   await mapUniqueViolation(() => em.nativeUpdate(User, { id: userId }, changes));
+  app.sessionCache.evictUser(userId);
 }
 
 export interface ChangePasswordInput {
@@ -55,13 +56,15 @@ export async function changePassword(
   if (!(await verifyPassword(account.password, input.currentPassword))) throw new AuthError("INVALID_PASSWORD");
   const passwordHash = await hashPassword(input.newPassword);
   const now = app.clock.now();
-  return em.transactional(async (tx) => {
+  const result = await em.transactional(async (tx) => {
     await tx.nativeUpdate(Account, { id: account.id }, { password: passwordHash, updatedAt: now });
     const user = account.user.getEntity();
     if (!input.revokeOtherSessions) return { token: null, cookieMaxAgeSec: null, user };
     // Keep only a fresh session: every earlier one (the current included) is revoked.
-    await revokeAllSessions(tx, auth.user.id);
+    await revokeAllSessions(app, tx, auth.user.id);
     const issued = issueSession(app, tx, req, { userId: auth.user.id, rememberMe: auth.session.rememberMe });
     return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user };
   });
+  if (input.revokeOtherSessions) app.sessionCache.evictUser(auth.user.id); // again, after commit
+  return result;
 }

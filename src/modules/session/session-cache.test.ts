@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import type { SessionWithUser } from "../../db/session-store/index.ts";
+import { SessionCache } from "./session-cache.ts";
+
+function row(userId: string, sessionId: string): SessionWithUser {
+  const d = new Date(0);
+  return {
+    session: { id: sessionId, userId, expiresAt: d, rememberMe: true, ipAddress: null, userAgent: null, impersonatedBy: null, createdAt: d, updatedAt: d },
+    user: { id: userId, name: "n", email: "e@x.io", emailVerified: false, image: null, username: null, displayUsername: null, role: "user", banned: false, banReason: null, banExpires: null, createdAt: d, updatedAt: d },
+  };
+}
+
+describe("SessionCache", () => {
+  it("expires entries after the TTL", () => {
+    const cache = new SessionCache(1000);
+    cache.set("a", row("u1", "s1"), 0);
+    expect(cache.get("a", 999)).toBeDefined();
+    expect(cache.get("a", 1000)).toBeUndefined();
+  });
+
+  it("evicts every digest of a user, and only that user's", () => {
+    const cache = new SessionCache(1000);
+    cache.set("a", row("u1", "s1"), 0);
+    cache.set("b", row("u1", "s2"), 0);
+    cache.set("c", row("u2", "s3"), 0);
+    cache.evictUser("u1");
+    expect(cache.get("a", 1)).toBeUndefined();
+    expect(cache.get("b", 1)).toBeUndefined();
+    expect(cache.get("c", 1)).toBeDefined();
+  });
+
+  it("stores nothing when disabled, and stays bounded", () => {
+    const off = new SessionCache(0);
+    off.set("a", row("u1", "s1"), 0);
+    expect(off.get("a", 0)).toBeUndefined();
+    const small = new SessionCache(1000, 2);
+    small.set("a", row("u1", "s1"), 0);
+    small.set("b", row("u2", "s2"), 0);
+    small.set("c", row("u3", "s3"), 0);
+    expect(small.get("a", 1)).toBeUndefined();
+    expect(small.get("c", 1)).toBeDefined();
+  });
+
+  it("serializes the get-session body once, with ISO dates", () => {
+    const cache = new SessionCache(1000);
+    const entry = cache.set("a", row("u1", "s1"), 0);
+    expect(entry.body.session.expiresAt).toBe("1970-01-01T00:00:00.000Z");
+    expect(entry.body.user.banExpires).toBeNull();
+  });
+});
