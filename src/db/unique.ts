@@ -2,6 +2,19 @@ import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { AuthError } from "../errors.ts";
 
 /**
+ * Which users column a unique violation is about. Not a substring of the whole message: it
+ * carries the INSERT's column list (always "username") and the user's own values. PostgreSQL
+ * names the constraint; SQLite ends the message with "UNIQUE constraint failed: users.<column>".
+ */
+function violatedUsersColumn(err: UniqueConstraintViolationException): "email" | "username" | null {
+  const constraint = (err as { constraint?: unknown }).constraint;
+  if (constraint === "users_username_unique") return "username";
+  if (constraint === "users_email_unique") return "email";
+  const sqlite = /UNIQUE constraint failed: users\.(email|username)$/.exec(`${err.message}`);
+  return sqlite ? (sqlite[1] as "email" | "username") : null;
+}
+
+/**
  * Uniqueness is the database's job (ARCHITECTURE.md style 7): run the write, and turn the
  * portable constraint violation into the contract's 409.
  */
@@ -10,9 +23,9 @@ export async function mapUniqueViolation<T>(write: () => Promise<T>): Promise<T>
     return await write();
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) {
-      const text = `${err.message}`;
-      if (text.includes("username")) throw new AuthError("USERNAME_IS_ALREADY_TAKEN", { cause: err });
-      if (text.includes("email")) throw new AuthError("USER_ALREADY_EXISTS", { cause: err });
+      const column = violatedUsersColumn(err);
+      if (column === "username") throw new AuthError("USERNAME_IS_ALREADY_TAKEN", { cause: err });
+      if (column === "email") throw new AuthError("USER_ALREADY_EXISTS", { cause: err });
     }
     throw err;
   }
