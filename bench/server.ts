@@ -1,0 +1,89 @@
+/**
+ * The Portcullis server under test, in its own process (bench/run.ts forks it).
+ * SQLite file from BENCH_DB (a temp file by default), rate limits off, silent logs.
+ * Seeds BENCH_USERS users (default 2,000), each with a credential account and one live session,
+ * through the ORM: the password is hashed ONCE and that hash is reused for every account.
+ * BENCH_SESSION_CACHE_TTL_MS overrides the session cache TTL (0 turns the cache off).
+ * Prints one JSON line on stdout: { ready, url, token, signIn: { email, password }, ... }.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createPortcullis } from "../src/index.ts";
+import { hashPassword } from "../src/crypto/password.ts";
+import { randomToken, sha256 } from "../src/crypto/tokens.ts";
+import { Account, Session, User } from "../src/db/entities/index.ts";
+import { reportReady, serveProbe } from "./probe.ts";
+
+export const SIGN_IN_EMAIL = "bench-signin@example.com";
+export const SIGN_IN_PASSWORD = "bench-password-123";
+
+const users = Number(process.env.BENCH_USERS ?? 2000);
+let tmpDir: string | undefined;
+let dbFile = process.env.BENCH_DB;
+if (!dbFile) {
+  tmpDir = mkdtempSync(join(tmpdir(), "portcullis-bench-"));
+  dbFile = join(tmpDir, "bench.db");
+}
+
+// BENCH_SESSION_CACHE_TTL_MS overrides the session cache TTL (0 = off); unset = the server's default.
+const cacheTtlEnv = process.env.BENCH_SESSION_CACHE_TTL_MS;
+const portcullis = await createPortcullis({
+  databaseUrl: `sqlite:${dbFile}`,
+  ...(cacheTtlEnv ? { session: { cacheTtlMs: Number(cacheTtlEnv) } } : {}),
+  rateLimit: { enabled: false },
+  logLevel: "silent",
+  secret: "bench-secret-bench-secret-bench-secret-0123456789",
+});
+
+const seedStarted = performance.now();
+const passwordHash = await hashPassword(SIGN_IN_PASSWORD);
+const { expiresInSec } = portcullis.app.config.session;
+const tokens: string[] = [];
+const BATCH = 500;
+for (let start = 0; start < users; start += BATCH) {
+  const em = portcullis.app.orm.em.fork();
+  const now = new Date();
+  for (let i = start; i < Math.min(users, start + BATCH); i++) {
+    const id = randomUUID();
+    const email = i === 0 ? SIGN_IN_EMAIL : `bench-user-${i}@example.com`;
+    em.create(User, {
+      id, email, emailVerified: true, name: `Bench User ${i}`, image: null, username: null,
+      displayUsername: null, role: "user", banned: false, createdAt: now, updatedAt: now,
+    });
+    em.create(Account, {
+      id: randomUUID(), user: id, providerId: "credential", accountId: id, password: passwordHash,
+      createdAt: now, updatedAt: now,
+    });
+    const token = randomToken();
+    tokens.push(token);
+    em.create(Session, {
+      id: randomUUID(), tokenHash: sha256(token), user: id,
+      // Freshly extended: get-session stays read-only for the whole run (no sliding-expiry write).
+      expiresAt: new Date(now.getTime() + expiresInSec * 1000), rememberMe: true,
+      ipAddress: "127.0.0.1", userAgent: "portcullis-bench", impersonatedBy: null, createdAt: now, updatedAt: now,
+    });
+  }
+  await em.flush();
+}
+const seedMs = performance.now() - seedStarted;
+
+const url = await portcullis.listen(Number(process.env.BENCH_PORT ?? 0), "127.0.0.1");
+serveProbe(async () => {
+  await portcullis.close();
+  if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+});
+reportReady({
+  url,
+  dbFile,
+  users,
+  seedMs: Math.round(seedMs),
+  // A token from the middle of the seeded set, so the lookup is not a best case.
+  token: tokens[Math.floor(tokens.length / 2)],
+  signIn: { email: SIGN_IN_EMAIL, password: SIGN_IN_PASSWORD },
+  publicUrl: portcullis.app.config.publicUrl,
+  threadPoolSize: Number(process.env.UV_THREADPOOL_SIZE) || 4,
+  // Effective TTL of the in-process session cache (null if this build has none).
+  sessionCacheTtlMs: (portcullis.app as { sessionCache?: { ttlMs?: number } }).sessionCache?.ttlMs ?? null,
+});
