@@ -1,0 +1,53 @@
+import type { MailMessage } from "./mailer.ts";
+
+/** User-supplied text (a name) goes into HTML; never let it become markup. */
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function minutes(seconds: number): string {
+  const m = Math.round(seconds / 60);
+  return m === 1 ? "1 minute" : `${m} minutes`;
+}
+
+interface Template {
+  subject: string;
+  intro: string;
+  action: string;
+  outro: string;
+}
+
+/** Plain text first (some clients show only that), plus a minimal HTML part with one button. */
+function render(to: string, name: string | null, link: string, t: Template): MailMessage {
+  const greeting = name ? `Hello ${name},` : "Hello,";
+  const text = `${greeting}\n\n${t.intro}\n\n${link}\n\n${t.outro}\n`;
+  const html = [
+    "<!doctype html>",
+    '<html><body style="font-family: sans-serif; line-height: 1.5">',
+    `<p>${escapeHtml(greeting)}</p>`,
+    `<p>${escapeHtml(t.intro)}</p>`,
+    `<p><a href="${escapeHtml(link)}" style="display: inline-block; padding: 8px 16px; background: #1f2937; color: #fff; text-decoration: none; border-radius: 4px">${escapeHtml(t.action)}</a></p>`,
+    `<p style="font-size: 12px; color: #555">Or open this link: ${escapeHtml(link)}</p>`,
+    `<p>${escapeHtml(t.outro)}</p>`,
+    "</body></html>",
+  ].join("\n");
+  return { to, subject: t.subject, text, html, link };
+}
+
+export function verificationEmail(to: string, name: string | null, link: string, expiresInSec: number): MailMessage {
+  return render(to, name, link, {
+    subject: "Verify your email address",
+    intro: "Confirm your email address by opening this link:",
+    action: "Verify email",
+    outro: `The link expires in ${minutes(expiresInSec)}. If you did not create an account, ignore this email.`,
+  });
+}
+
+export function resetPasswordEmail(to: string, name: string | null, link: string, expiresInSec: number): MailMessage {
+  return render(to, name, link, {
+    subject: "Reset your password",
+    intro: "Choose a new password by opening this link:",
+    action: "Reset password",
+    outro: `The link expires in ${minutes(expiresInSec)} and works once. If you did not ask for a reset, ignore this email: your password stays as it is.`,
+  });
+}

@@ -1,0 +1,77 @@
+import { randomUUID } from "node:crypto";
+import type { EntityManager } from "@mikro-orm/core";
+import type { App } from "../../app.ts";
+import { hashPassword } from "../../crypto/password.ts";
+import { Account, User } from "../../db/entities/index.ts";
+import { AuthError } from "../../errors.ts";
+import { actionLink } from "../../mail/links.ts";
+import { resetPasswordEmail } from "../../mail/templates.ts";
+import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
+import { checkPasswordLength, parseEmail } from "../email-password/email-password.rules.ts";
+import { revokeAllSessions } from "../session/session.service.ts";
+import { consumeToken, findLiveToken, issueToken, mailTokenLater } from "../verification/verification.service.ts";
+
+const PURPOSE = "password-reset";
+
+/** better-auth's wording; the same whether or not the address has an account. */
+export const RESET_REQUESTED_MESSAGE = "If this email exists in our system, check your email for the reset link";
+
+/**
+ * POST /request-password-reset. Only the address format is checked in the request; the user
+ * lookup, the token and the SMTP send run after the answer (mailTokenLater), so a known and an
+ * unknown address get the same body in the same time.
+ */
+export function requestPasswordReset(app: App, requestId: string, rawEmail: string, redirectTo: string | undefined): void {
+  const email = parseEmail(rawEmail);
+  mailTokenLater(app, requestId, PURPOSE, async (em) => {
+    const user = await em.findOne(User, { email });
+    if (!user) return null;
+    const ttlSec = app.config.emailAndPassword.resetPasswordTokenExpiresInSec;
+    const issued = await issueToken(app, em, PURPOSE, { userId: user.id }, ttlSec);
+    const link = actionLink(app, `/reset-password/${issued.token}`, { callbackURL: redirectTo });
+    return { issued, message: resetPasswordEmail(user.email, user.name, link, ttlSec) };
+  });
+}
+
+/** GET /reset-password/:token: is the link still good? (It stays good: the form posts it.) */
+export async function isResetTokenLive(app: App, em: EntityManager, token: string): Promise<boolean> {
+  return (await findLiveToken(app, em, PURPOSE, token)) !== null;
+}
+
+/**
+ * POST /reset-password. Length rules first (a too-short password keeps the token usable), a
+ * read-only token check before paying for argon2, then one transaction: use the token up, set
+ * the hash (creating the credential account of a user who has none), revoke every session.
+ */
+export async function resetPassword(app: App, em: EntityManager, token: string, newPassword: string): Promise<void> {
+  checkPasswordLength(app.config, newPassword);
+  if (!(await isResetTokenLive(app, em, token))) throw new AuthError("INVALID_TOKEN");
+  const passwordHash = await hashPassword(newPassword);
+  const now = app.clock.now();
+  const userId = await em.transactional(async (tx) => {
+    const value = await consumeToken(app, tx, PURPOSE, token);
+    if (!value) throw new AuthError("INVALID_TOKEN");
+    const { userId } = value;
+    const updated = await tx.nativeUpdate(
+      Account,
+      { user: userId, providerId: CREDENTIAL_PROVIDER },
+      { password: passwordHash, updatedAt: now },
+    );
+    if (updated === 0) {
+      if ((await tx.count(User, { id: userId })) === 0) throw new AuthError("INVALID_TOKEN");
+      await tx.insert(Account, {
+        id: randomUUID(),
+        user: userId,
+        providerId: CREDENTIAL_PROVIDER,
+        accountId: userId,
+        password: passwordHash,
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+    await revokeAllSessions(app, tx, userId);
+    return userId;
+  });
+  // revokeAllSessions evicted before the commit; evict again so nothing re-cached meanwhile survives.
+  app.sessionCache.evictUser(userId);
+}

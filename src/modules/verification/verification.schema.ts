@@ -1,0 +1,12 @@
+import { z } from "zod";
+import { callbackURL } from "../../trpc/schema.ts";
+
+export const token = z.string().min(1, "is required").max(512);
+
+export const sendVerificationEmailInput = z.object({
+  email: z.string().min(1, "is required").max(1024),
+  callbackURL,
+});
+
+/** GET /verify-email: the query string of the mailed link. */
+export const verifyEmailInput = z.object({ token, callbackURL });

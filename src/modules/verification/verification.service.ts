@@ -1,0 +1,121 @@
+import { randomUUID } from "node:crypto";
+import type { EntityManager } from "@mikro-orm/core";
+import type { App } from "../../app.ts";
+import { randomToken, sha256 } from "../../crypto/tokens.ts";
+import { Verification, type IVerification } from "../../db/entities/index.ts";
+import type { MailMessage } from "../../mail/mailer.ts";
+
+/**
+ * Single-use tokens mailed as links (email verification, password reset). The database keeps
+ * only the SHA-256 of a token (ARCHITECTURE.md style 6): a leaked table cannot be replayed.
+ */
+export type TokenPurpose = "email-verification" | "password-reset";
+
+/** Every value starts with the user id, so "recently issued for this user" is a prefix match. */
+export interface TokenValue {
+  userId: string;
+}
+
+export interface IssuedToken {
+  /** The raw token: goes into the link, never into the database. */
+  token: string;
+  id: string;
+}
+
+export async function issueToken<V extends TokenValue>(
+  app: App,
+  em: EntityManager,
+  purpose: TokenPurpose,
+  value: V,
+  ttlSec: number,
+): Promise<IssuedToken> {
+  const token = randomToken(32);
+  const id = randomUUID();
+  const now = app.clock.now();
+  const { userId, ...rest } = value;
+  await em.insert(Verification, {
+    id,
+    identifier: sha256(token),
+    purpose,
+    value: JSON.stringify({ userId, ...rest }),
+    expiresAt: new Date(now.getTime() + ttlSec * 1000),
+    createdAt: now,
+  });
+  return { token, id };
+}
+
+/** The live row for a token, without using it up (the reset link's check before the form). */
+export async function findLiveToken(app: App, em: EntityManager, purpose: TokenPurpose, token: string): Promise<IVerification | null> {
+  if (token.length < 20 || token.length > 200) return null;
+  const row = await em.findOne(Verification, { identifier: sha256(token), purpose });
+  if (!row || row.expiresAt.getTime() <= app.clock.now().getTime()) return null;
+  return row;
+}
+
+/**
+ * Uses a token up. Two requests racing with the same token may both read the row; the single
+ * `DELETE ... WHERE identifier = ? AND expires_at > now` decides, and only the caller whose
+ * delete removed the row gets the value. Inside a transaction the delete also rolls back with
+ * the caller's other writes, so a failed reset leaves the token usable.
+ */
+export async function consumeToken<T extends TokenValue>(
+  app: App,
+  em: EntityManager,
+  purpose: TokenPurpose,
+  token: string,
+): Promise<T | null> {
+  if (token.length < 20 || token.length > 200) return null;
+  const identifier = sha256(token);
+  const row = await em.findOne(Verification, { identifier, purpose }, { disableIdentityMap: true });
+  if (!row) return null;
+  const deleted = await em.nativeDelete(Verification, { identifier, purpose, expiresAt: { $gt: app.clock.now() } });
+  if (deleted !== 1) {
+    // Expired (or lost the race): clear an expired leftover so the table does not keep it.
+    await em.nativeDelete(Verification, { id: row.id, expiresAt: { $lte: app.clock.now() } });
+    return null;
+  }
+  return JSON.parse(row.value) as T;
+}
+
+/** True when a live token of this purpose was issued for the user less than `withinSec` ago. */
+export async function issuedRecently(app: App, em: EntityManager, purpose: TokenPurpose, userId: string, withinSec: number) {
+  const now = app.clock.now();
+  const count = await em.count(Verification, {
+    purpose,
+    value: { $like: `{"userId":${JSON.stringify(userId)}%` },
+    createdAt: { $gt: new Date(now.getTime() - withinSec * 1000) },
+    expiresAt: { $gt: now },
+  });
+  return count > 0;
+}
+
+/**
+ * After the response: `prepare` decides whether there is anything to send (unknown user,
+ * verified address, throttled: null) and issues the token; then the mail goes out. A failed
+ * send is logged with the request id and its token row is deleted again, so no link that was
+ * never delivered stays valid.
+ */
+export function mailTokenLater(
+  app: App,
+  requestId: string,
+  kind: string,
+  prepare: (em: EntityManager) => Promise<{ issued: IssuedToken; message: MailMessage } | null>,
+): void {
+  app.mailer.later(async () => {
+    const em = app.orm.em.fork();
+    let issuedId: string | undefined;
+    try {
+      const prepared = await prepare(em);
+      if (!prepared) return;
+      issuedId = prepared.issued.id;
+      await app.mailer.send(prepared.message, { requestId });
+    } catch (err) {
+      app.logger.error({ requestId, err, mail: kind }, "email not sent");
+      if (issuedId) {
+        await em.nativeDelete(Verification, { id: issuedId }).catch((cleanupErr: unknown) => {
+          app.logger.error({ requestId, err: cleanupErr, mail: kind }, "could not delete the token of an unsent email");
+        });
+      }
+    }
+  });
+}
