@@ -1,0 +1,48 @@
+import { OAuthError } from "../../errors.ts";
+import { authedProcedure, publicProcedure, router } from "../../trpc/init.ts";
+import * as schema from "./device.schema.ts";
+import * as service from "./device.service.ts";
+
+/** RFC 6749 §5.2 invalid_request for a missing, empty or oversized parameter. */
+function required(name: string, value: string | undefined, maxLength: number): string {
+  if (value === undefined || value === "") throw new OAuthError("INVALID_REQUEST", `${name} is required`);
+  if (value.length > maxLength) throw new OAuthError("INVALID_REQUEST", `${name} is too long`);
+  return value;
+}
+
+/** RFC 6749 §5.1: token responses must not be cached (the bridge sends no-store on all JSON). */
+const NO_CACHE = { pragma: "no-cache" };
+
+export const deviceRouter = router({
+  // RFC 8628 §3.1-3.2
+  code: publicProcedure.input(schema.codeInput).mutation(async ({ ctx, input }) => {
+    const clientId = required("client_id", input.client_id, 255);
+    if (input.scope !== undefined && input.scope.length > 2048) throw new OAuthError("INVALID_REQUEST", "scope is too long");
+    Object.assign(ctx.effects.headers, NO_CACHE);
+    return service.requestCode(ctx.app, ctx.em, { clientId, scope: input.scope || null });
+  }),
+
+  // RFC 8628 §3.4-3.5
+  token: publicProcedure.input(schema.tokenInput).mutation(async ({ ctx, input }) => {
+    const grantType = required("grant_type", input.grant_type, 256);
+    if (grantType !== service.DEVICE_CODE_GRANT) throw new OAuthError("UNSUPPORTED_GRANT_TYPE", `grant_type must be ${service.DEVICE_CODE_GRANT}`);
+    const deviceCode = required("device_code", input.device_code, 256);
+    const clientId = required("client_id", input.client_id, 255);
+    Object.assign(ctx.effects.headers, NO_CACHE);
+    return service.pollToken(ctx.app, ctx.em, ctx.req, { deviceCode, clientId });
+  }),
+
+  // RFC 8628 §3.3: the verification URI's lookup; claims the code for a signed-in caller.
+  verify: publicProcedure.input(schema.verifyInput).query(async ({ ctx, input }) => {
+    const auth = await ctx.getSession();
+    return service.verify(ctx.app, ctx.em, input.user_code, auth?.user.id ?? null);
+  }),
+
+  approve: authedProcedure.input(schema.decisionInput).mutation(({ ctx, input }) =>
+    service.decide(ctx.app, ctx.em, input.userCode, ctx.auth.user.id, "approved"),
+  ),
+
+  deny: authedProcedure.input(schema.decisionInput).mutation(({ ctx, input }) =>
+    service.decide(ctx.app, ctx.em, input.userCode, ctx.auth.user.id, "denied"),
+  ),
+});
