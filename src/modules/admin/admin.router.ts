@@ -1,0 +1,139 @@
+import type { Context } from "../../trpc/context.ts";
+import { authedProcedure, router, withPermission } from "../../trpc/init.ts";
+import { handOverSession } from "../email-password/email-password.router.ts";
+import type { ResolvedSession } from "../session/session.service.ts";
+import { publicUser } from "../session/session.serialize.ts";
+import { userRow } from "../user/user.mapper.ts";
+import * as schema from "./admin.schema.ts";
+import { actorOf, listAuditEvents } from "./audit.service.ts";
+import * as bans from "./bans.service.ts";
+import * as impersonation from "./impersonation.service.ts";
+import { listUsers } from "./list-users.service.ts";
+import { assertPermission, hasPermission, type Action, type Resource } from "./permissions.ts";
+import * as sessions from "./sessions.service.ts";
+import * as users from "./users.service.ts";
+
+/** Holds the admin's own session token while they impersonate someone (restored by stop-impersonating). */
+const ADMIN_SESSION_COOKIE = "admin_session";
+
+type AuthedContext = Context & { auth: ResolvedSession };
+
+/** A second permission some inputs need on top of the procedure's own. */
+function alsoNeeds<R extends Resource>(ctx: AuthedContext, resource: R, actions: readonly Action<R>[]) {
+  assertPermission(ctx.app.config.admin, ctx.auth.user, resource, actions);
+}
+
+const userOut = (u: Parameters<typeof userRow>[0]) => publicUser(userRow(u));
+const actor = (ctx: AuthedContext) => actorOf(ctx.auth, ctx.req);
+
+/**
+ * THE table of who may do what (CONTRACT.md §6): each procedure's permission is its first
+ * line; the few inputs that need one more say so right below it.
+ */
+export const adminRouter = router({
+  createUser: withPermission("user", ["create"])
+    .input(schema.createUserInput)
+    .mutation(async ({ ctx, input }) => {
+      if (input.role !== undefined || input.data?.role !== undefined) alsoNeeds(ctx, "user", ["set-role"]);
+      return { user: userOut(await users.createUser(ctx.app, ctx.em, actor(ctx), input)) };
+    }),
+
+  getUser: withPermission("user", ["get"])
+    .input(schema.getUserInput)
+    .query(async ({ ctx, input }) => userOut(await sessions.getUser(ctx.em, input.id))),
+
+  updateUser: withPermission("user", ["update"])
+    .input(schema.updateUserInput)
+    .mutation(async ({ ctx, input }) => {
+      const { data } = input;
+      if (data.role !== undefined) alsoNeeds(ctx, "user", ["set-role"]);
+      if (data.email !== undefined || data.emailVerified !== undefined) alsoNeeds(ctx, "user", ["set-email"]);
+      if (data.banned !== undefined || data.banReason !== undefined || data.banExpires !== undefined) alsoNeeds(ctx, "user", ["ban"]);
+      return userOut(await users.updateUser(ctx.app, ctx.em, actor(ctx), input.userId, data));
+    }),
+
+  setRole: withPermission("user", ["set-role"])
+    .input(schema.setRoleInput)
+    .mutation(async ({ ctx, input }) => ({
+      user: userOut(await users.setRole(ctx.app, ctx.em, actor(ctx), input.userId, input.role)),
+    })),
+
+  listUsers: withPermission("user", ["list"])
+    .input(schema.listUsersInput)
+    .query(({ ctx, input }) => listUsers(ctx.em, input)),
+
+  setUserPassword: withPermission("user", ["set-password"])
+    .input(schema.setUserPasswordInput)
+    .mutation(async ({ ctx, input }) => {
+      await users.setUserPassword(ctx.app, ctx.em, actor(ctx), input.userId, input.newPassword);
+      return { status: true as const };
+    }),
+
+  removeUser: withPermission("user", ["delete"])
+    .input(schema.userIdInput)
+    .mutation(async ({ ctx, input }) => {
+      await users.removeUser(ctx.app, ctx.em, actor(ctx), input.userId);
+      return { success: true as const };
+    }),
+
+  banUser: withPermission("user", ["ban"])
+    .input(schema.banUserInput)
+    .mutation(async ({ ctx, input }) => ({ user: userOut(await bans.banUser(ctx.app, ctx.em, actor(ctx), input)) })),
+
+  unbanUser: withPermission("user", ["ban"])
+    .input(schema.userIdInput)
+    .mutation(async ({ ctx, input }) => ({ user: userOut(await bans.unbanUser(ctx.app, ctx.em, actor(ctx), input.userId)) })),
+
+  impersonateUser: withPermission("user", ["impersonate"])
+    .input(schema.userIdInput)
+    .mutation(async ({ ctx, input }) => {
+      // Admin targets also need impersonate-admins (decided once the target is loaded).
+      const mayImpersonateAdmins = hasPermission(ctx.app.config.admin, ctx.auth.user, { user: ["impersonate-admins"] });
+      const result = await impersonation.impersonateUser(ctx.app, ctx.em, actor(ctx), ctx.req, { userId: input.userId, mayImpersonateAdmins });
+      // The admin's own token stays client-side, HttpOnly like the session cookie, for stop-impersonating.
+      const adminRemainingSec = Math.max(0, Math.floor((ctx.auth.session.expiresAt.getTime() - ctx.app.clock.now().getTime()) / 1000));
+      (ctx.effects.cookies ??= []).push({ name: ADMIN_SESSION_COOKIE, value: ctx.sessionToken!, maxAgeSec: adminRemainingSec });
+      handOverSession(ctx, { token: result.issued.token, cookieMaxAgeSec: result.cookieMaxAgeSec });
+      return { session: sessions.sessionOut(result.issued.session), user: userOut(result.user) };
+    }),
+
+  // Any signed-in session: it is the impersonated user's; the service refuses ordinary sessions.
+  stopImpersonating: authedProcedure.mutation(async ({ ctx }) => {
+    const result = await impersonation.stopImpersonating(ctx.app, ctx.em, ctx.req, ctx.auth, ctx.readCookie(ADMIN_SESSION_COOKIE));
+    (ctx.effects.cookies ??= []).push({ name: ADMIN_SESSION_COOKIE, value: "", maxAgeSec: 0 });
+    if (result.kind === "restored") {
+      ctx.effects.sessionCookie = { token: result.token, maxAgeSec: result.cookieMaxAgeSec };
+      return result.auth.body;
+    }
+    handOverSession(ctx, { token: result.issued.token, cookieMaxAgeSec: result.issued.cookieMaxAgeSec });
+    return { session: sessions.sessionOut(result.issued.session), user: userOut(result.user) };
+  }),
+
+  listUserSessions: withPermission("session", ["list"])
+    .input(schema.userIdInput)
+    .mutation(async ({ ctx, input }) => ({ sessions: await sessions.listUserSessions(ctx.app, ctx.em, input.userId) })),
+
+  revokeUserSession: withPermission("session", ["revoke"])
+    .input(schema.revokeUserSessionInput)
+    .mutation(async ({ ctx, input }) => {
+      await sessions.revokeUserSession(ctx.app, ctx.em, actor(ctx), { sessionToken: input.sessionToken, sessionId: input.sessionId ?? input.id });
+      return { success: true as const };
+    }),
+
+  revokeUserSessions: withPermission("session", ["revoke"])
+    .input(schema.userIdInput)
+    .mutation(async ({ ctx, input }) => {
+      await sessions.revokeUserSessions(ctx.app, ctx.em, actor(ctx), input.userId);
+      return { success: true as const };
+    }),
+
+  // Any signed-in user may ask about their own permissions.
+  hasPermission: authedProcedure.input(schema.hasPermissionInput).mutation(({ ctx, input }) => ({
+    success: hasPermission(ctx.app.config.admin, ctx.auth.user, (input.permissions ?? input.permission)!),
+    error: null,
+  })),
+
+  listAuditEvents: withPermission("audit", ["list"])
+    .input(schema.listAuditEventsInput)
+    .query(({ ctx, input }) => listAuditEvents(ctx.em, { limit: input.limit ?? schema.LIMIT_DEFAULT, offset: input.offset ?? 0 })),
+});

@@ -1,0 +1,73 @@
+import { randomUUID } from "node:crypto";
+import type { EntityManager } from "@mikro-orm/core";
+import type { ResolvedConfig } from "../../config/index.ts";
+import { hashPassword } from "../../crypto/password.ts";
+import { Account, User } from "../../db/entities/index.ts";
+import { mapUniqueViolation } from "../../db/unique.ts";
+import { checkPasswordLength, parseEmail } from "../email-password/email-password.rules.ts";
+import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
+import { recordAudit, type Actor } from "./audit.service.ts";
+
+export interface CreateAdminInput {
+  email: string;
+  password?: string | undefined;
+  name?: string | undefined;
+}
+
+export class BootstrapError extends Error {
+  override name = "BootstrapError";
+}
+
+/** The operator at the console: audited with no actor. */
+const CLI: Actor = { userId: null, impersonatorId: null, ip: null, userAgent: "portcullis create-admin" };
+
+/**
+ * `portcullis create-admin`: the first admin, with no admin to ask. Creates the user with the
+ * first admin role and a credential account, or adds that role to an existing user (whose
+ * password is left alone). The operator vouches for the address, so it counts as verified.
+ */
+export async function createAdmin(
+  em: EntityManager,
+  config: ResolvedConfig,
+  input: CreateAdminInput,
+): Promise<{ userId: string; created: boolean }> {
+  const email = parseEmail(input.email);
+  const adminRole = config.admin.adminRoles[0]!;
+  const now = config.clock.now();
+  const existing = await em.findOne(User, { email });
+  if (existing) {
+    const roles = existing.role.split(",").map((r) => r.trim()).filter(Boolean);
+    if (!roles.includes(adminRole)) {
+      await em.transactional(async (tx) => {
+        await tx.nativeUpdate(User, { id: existing.id }, { role: [...roles, adminRole].join(","), updatedAt: now });
+        recordAudit(tx, config.clock, CLI, { action: "create-admin", targetType: "user", targetId: existing.id, metadata: { promoted: true, role: adminRole } });
+      });
+    }
+    return { userId: existing.id, created: false };
+  }
+  if (!input.password) throw new BootstrapError(`No user has the email ${email}: --password is required to create one`);
+  checkPasswordLength(config, input.password);
+  const passwordHash = await hashPassword(input.password);
+  const userId = randomUUID();
+  await mapUniqueViolation(() =>
+    em.transactional(async (tx) => {
+      tx.create(User, {
+        id: userId,
+        email,
+        emailVerified: true,
+        name: input.name ?? email.split("@")[0]!,
+        image: null,
+        username: null,
+        displayUsername: null,
+        role: adminRole,
+        banned: false,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await tx.flush();
+      tx.create(Account, { id: randomUUID(), user: userId, providerId: CREDENTIAL_PROVIDER, accountId: userId, password: passwordHash, createdAt: now, updatedAt: now });
+      recordAudit(tx, config.clock, CLI, { action: "create-admin", targetType: "user", targetId: userId, metadata: { promoted: false, role: adminRole } });
+    }),
+  );
+  return { userId, created: true };
+}

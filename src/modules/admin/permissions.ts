@@ -1,0 +1,138 @@
+import { z } from "zod";
+import { AuthError, type ErrorCode } from "../../errors.ts";
+
+/**
+ * CONTRACT.md §6: every resource and its actions, as better-auth's admin plugin names them,
+ * plus `audit` (ours: list-audit-events).
+ */
+export const STATEMENTS = {
+  user: [
+    "create",
+    "list",
+    "set-role",
+    "ban",
+    "impersonate",
+    "impersonate-admins",
+    "delete",
+    "set-password",
+    "set-email",
+    "get",
+    "update",
+  ],
+  session: ["list", "revoke", "delete"],
+  audit: ["list"],
+} as const;
+
+export type Resource = keyof typeof STATEMENTS;
+export type Action<R extends Resource> = (typeof STATEMENTS)[R][number];
+/** What a role grants, resource by resource. */
+export type RoleGrants = { [R in Resource]?: readonly Action<R>[] };
+/** A permission request: has-permission's body, or one procedure's requirement. */
+export type PermissionRequest = Readonly<Record<string, readonly string[]>>;
+
+/** Config shape of one role: only known resources and actions, so a typo fails at start-up. */
+export const roleGrantsSchema = z
+  .object({
+    user: z.array(z.enum(STATEMENTS.user)).optional(),
+    session: z.array(z.enum(STATEMENTS.session)).optional(),
+    audit: z.array(z.enum(STATEMENTS.audit)).optional(),
+  })
+  .strict();
+
+/** `admin`: everything but impersonating other admins; `user`: nothing. */
+export const BUILT_IN_ROLES: Readonly<Record<string, RoleGrants>> = {
+  admin: {
+    user: STATEMENTS.user.filter((a) => a !== "impersonate-admins"),
+    session: STATEMENTS.session,
+    audit: STATEMENTS.audit,
+  },
+  user: {},
+};
+
+/** Operator roles replace a built-in role of the same name whole (no per-resource merge surprises). */
+export function withBuiltInRoles(roles: Record<string, RoleGrants>): Record<string, RoleGrants> {
+  return { ...BUILT_IN_ROLES, ...roles };
+}
+
+/** The resolved `admin` config section this module reads. */
+export interface AdminSettings {
+  roles: Record<string, RoleGrants>;
+  defaultRole: string;
+  adminRoles: string[];
+  adminUserIds: string[];
+}
+
+interface Subject {
+  id: string;
+  role: string | null;
+}
+
+/** A user's roles: the comma-joined `role` column, plus the admin roles for `adminUserIds`. */
+export function rolesOf(settings: AdminSettings, user: Subject): string[] {
+  const roles = (user.role || settings.defaultRole)
+    .split(",")
+    .map((r) => r.trim())
+    .filter(Boolean);
+  if (settings.adminUserIds.includes(user.id)) roles.push(...settings.adminRoles);
+  return roles;
+}
+
+function grants(role: RoleGrants, request: PermissionRequest): boolean {
+  const entries = Object.entries(request);
+  if (entries.length === 0) return false;
+  return entries.every(([resource, actions]) => {
+    const allowed = (role as Record<string, readonly string[] | undefined>)[resource];
+    return actions.length > 0 && allowed !== undefined && actions.every((a) => allowed.includes(a));
+  });
+}
+
+/**
+ * Passes when ONE of the user's roles grants every requested action (better-auth's rule):
+ * permissions do not add up across roles.
+ */
+export function hasPermission(settings: AdminSettings, user: Subject, request: PermissionRequest): boolean {
+  return rolesOf(settings, user).some((name) => {
+    const role = Object.hasOwn(settings.roles, name) ? settings.roles[name] : undefined;
+    return role !== undefined && grants(role, request);
+  });
+}
+
+/** Whether a user counts as an admin (impersonating one needs `impersonate-admins`). */
+export function isAdminUser(settings: AdminSettings, user: Subject): boolean {
+  return rolesOf(settings, user).some((r) => settings.adminRoles.includes(r));
+}
+
+/** better-auth's 403 code for each missing permission. */
+const DENIED: { [R in Resource]: Record<Action<R>, ErrorCode> } = {
+  user: {
+    create: "YOU_ARE_NOT_ALLOWED_TO_CREATE_USERS",
+    list: "YOU_ARE_NOT_ALLOWED_TO_LIST_USERS",
+    "set-role": "YOU_ARE_NOT_ALLOWED_TO_CHANGE_USERS_ROLE",
+    ban: "YOU_ARE_NOT_ALLOWED_TO_BAN_USERS",
+    impersonate: "YOU_ARE_NOT_ALLOWED_TO_IMPERSONATE_USERS",
+    "impersonate-admins": "YOU_CANNOT_IMPERSONATE_ADMINS",
+    delete: "YOU_ARE_NOT_ALLOWED_TO_DELETE_USERS",
+    "set-password": "YOU_ARE_NOT_ALLOWED_TO_SET_USERS_PASSWORD",
+    "set-email": "YOU_ARE_NOT_ALLOWED_TO_SET_USERS_EMAIL",
+    get: "YOU_ARE_NOT_ALLOWED_TO_GET_USER",
+    update: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_USERS",
+  },
+  session: {
+    list: "YOU_ARE_NOT_ALLOWED_TO_LIST_USERS_SESSIONS",
+    revoke: "YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS",
+    delete: "YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS",
+  },
+  audit: { list: "YOU_ARE_NOT_ALLOWED_TO_LIST_AUDIT_EVENTS" },
+};
+
+/** Throws the 403 of the first action the user's roles do not grant. */
+export function assertPermission<R extends Resource>(
+  settings: AdminSettings,
+  user: Subject,
+  resource: R,
+  actions: readonly Action<R>[],
+): void {
+  if (hasPermission(settings, user, { [resource]: actions })) return;
+  const denied = actions.find((a) => !hasPermission(settings, user, { [resource]: [a] })) ?? actions[0]!;
+  throw new AuthError((DENIED[resource] as Record<string, ErrorCode>)[denied]!);
+}

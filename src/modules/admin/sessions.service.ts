@@ -1,0 +1,101 @@
+import type { EntityManager } from "@mikro-orm/core";
+import type { App } from "../../app.ts";
+import { sha256 } from "../../crypto/tokens.ts";
+import { Session, User, type ISession, type IUser } from "../../db/entities/index.ts";
+import { AuthError } from "../../errors.ts";
+import { publicSession } from "../session/session.serialize.ts";
+import { revokeAllSessions } from "../session/session.service.ts";
+import { recordAudit, type Actor } from "./audit.service.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids come from callers: anything but a UUID is simply not found (PostgreSQL would reject it). */
+export function isUuid(id: string): boolean {
+  return UUID.test(id);
+}
+
+export async function findUser(em: EntityManager, id: string): Promise<IUser | null> {
+  return isUuid(id) ? em.findOne(User, { id }) : null;
+}
+
+export async function getUser(em: EntityManager, id: string): Promise<IUser> {
+  const user = await findUser(em, id);
+  if (!user) throw new AuthError("USER_NOT_FOUND");
+  return user;
+}
+
+export function sessionOut(s: ISession) {
+  return publicSession({
+    ...s,
+    userId: s.user.id,
+    ipAddress: s.ipAddress ?? null,
+    userAgent: s.userAgent ?? null,
+    impersonatedBy: s.impersonatedBy ?? null,
+  });
+}
+
+/**
+ * Every session that acts as the user: their own, and the impersonations they started (those
+ * carry the user's authority too). Ban and removal end both. Returns the users whose cached
+ * sessions the caller evicts again once its transaction commits.
+ */
+export async function endSessionsOf(app: App, em: EntityManager, userId: string): Promise<string[]> {
+  await revokeAllSessions(app, em, userId);
+  return [...new Set([userId, ...(await endImpersonationsBy(app, em, userId))])];
+}
+
+/** Ends the impersonations an admin started (ban, removal, or losing `user: ["impersonate"]`); returns the targets. */
+export async function endImpersonationsBy(app: App, em: EntityManager, adminId: string): Promise<string[]> {
+  const impersonations = await em.find(Session, { impersonatedBy: adminId }, { fields: ["id", "user"] });
+  if (impersonations.length === 0) return [];
+  await em.nativeDelete(Session, { id: { $in: impersonations.map((s) => s.id) } });
+  const targets = [...new Set(impersonations.map((s) => s.user.id))];
+  for (const id of targets) app.sessionCache.evictUser(id);
+  return targets;
+}
+
+/** Admin view: every live session of the user, impersonations included (they show `impersonatedBy`). */
+export async function listUserSessions(app: App, em: EntityManager, userId: string) {
+  await getUser(em, userId);
+  const sessions = await em.find(
+    Session,
+    { user: userId, expiresAt: { $gt: app.clock.now() } },
+    { orderBy: { createdAt: "desc" } },
+  );
+  return sessions.map(sessionOut);
+}
+
+export interface SessionRef {
+  sessionToken?: string | undefined;
+  sessionId?: string | undefined;
+}
+
+export async function revokeUserSession(app: App, em: EntityManager, actor: Actor, ref: SessionRef): Promise<void> {
+  const where = ref.sessionToken ? { tokenHash: sha256(ref.sessionToken) } : isUuid(ref.sessionId ?? "") ? { id: ref.sessionId! } : null;
+  const session = where ? await em.findOne(Session, where) : null;
+  if (!session) throw new AuthError("SESSION_NOT_FOUND");
+  await em.transactional(async (tx) => {
+    await tx.nativeDelete(Session, { id: session.id });
+    recordAudit(tx, app.clock, actor, {
+      action: "revoke-user-session",
+      targetType: "session",
+      targetId: session.id,
+      metadata: { userId: session.user.id },
+    });
+  });
+  app.sessionCache.evictDigest(session.tokenHash);
+}
+
+export async function revokeUserSessions(app: App, em: EntityManager, actor: Actor, userId: string): Promise<void> {
+  await getUser(em, userId);
+  await em.transactional(async (tx) => {
+    const deleted = await revokeAllSessions(app, tx, userId);
+    recordAudit(tx, app.clock, actor, {
+      action: "revoke-user-sessions",
+      targetType: "user",
+      targetId: userId,
+      metadata: { revoked: deleted },
+    });
+  });
+  app.sessionCache.evictUser(userId);
+}

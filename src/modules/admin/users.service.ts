@@ -1,0 +1,186 @@
+import { randomUUID } from "node:crypto";
+import type { EntityManager } from "@mikro-orm/core";
+import type { App } from "../../app.ts";
+import { hashPassword } from "../../crypto/password.ts";
+import { Account, User, type IUser } from "../../db/entities/index.ts";
+import { mapUniqueViolation } from "../../db/unique.ts";
+import { AuthError } from "../../errors.ts";
+import { checkPasswordLength, parseEmail, parseUsername } from "../email-password/email-password.rules.ts";
+import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
+import type { UpdateUserData } from "./admin.schema.ts";
+import { recordAudit, type Actor } from "./audit.service.ts";
+import { hasPermission } from "./permissions.ts";
+import { endImpersonationsBy, endSessionsOf, getUser } from "./sessions.service.ts";
+
+/** `"a,b"` or `["a", "b"]` → `"a,b"`; every name must be a configured role (better-auth's rule). */
+export function parseRoles(app: App, value: string | string[]): string {
+  const names = (Array.isArray(value) ? value : value.split(",")).map((r) => r.trim()).filter(Boolean);
+  const unique = [...new Set(names)];
+  if (unique.length === 0 || unique.some((r) => !Object.hasOwn(app.config.admin.roles, r))) {
+    throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE");
+  }
+  return unique.join(",");
+}
+
+export interface CreateUserInput {
+  email: string;
+  password?: string | undefined;
+  name: string;
+  role?: string | string[] | undefined;
+  data?:
+    | { emailVerified?: boolean | undefined; image?: string | null | undefined; username?: string | undefined; displayUsername?: string | undefined; role?: string | string[] | undefined }
+    | undefined;
+}
+
+/** With a password, also a credential account (argon2id); without, a user for other sign-in methods. */
+export async function createUser(app: App, em: EntityManager, actor: Actor, input: CreateUserInput): Promise<IUser> {
+  const email = parseEmail(input.email);
+  const requested = input.role ?? input.data?.role;
+  const role = requested === undefined ? app.config.admin.defaultRole : parseRoles(app, requested);
+  const username = input.data?.username === undefined ? null : parseUsername(input.data.username);
+  if (input.password !== undefined) checkPasswordLength(app.config, input.password);
+  const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+  const now = app.clock.now();
+  return mapUniqueViolation(() =>
+    em.transactional(async (tx) => {
+      const user = tx.create(User, {
+        id: randomUUID(),
+        email,
+        emailVerified: input.data?.emailVerified ?? false,
+        name: input.name,
+        image: input.data?.image ?? null,
+        username,
+        displayUsername: username === null ? null : (input.data?.displayUsername ?? input.data?.username ?? null),
+        role,
+        banned: false,
+        createdAt: now,
+        updatedAt: now,
+      });
+      if (passwordHash) {
+        tx.create(Account, {
+          id: randomUUID(),
+          user: user.id,
+          providerId: CREDENTIAL_PROVIDER,
+          accountId: user.id,
+          password: passwordHash,
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+      recordAudit(tx, app.clock, actor, {
+        action: "create-user",
+        targetType: "user",
+        targetId: user.id,
+        metadata: { email, role, withPassword: passwordHash !== null },
+      });
+      await tx.flush(); // the user row before its account's foreign key
+      return user;
+    }),
+  );
+}
+
+/**
+ * Loads the user, applies `change` and records `action` (the change's return value is the
+ * record's metadata), all in one transaction. After the commit, evicts the cached sessions of
+ * the user and of every user `change` pushed to `alsoEvict` (targets of ended impersonations).
+ */
+export async function changeUser(
+  app: App,
+  em: EntityManager,
+  actor: Actor,
+  userId: string,
+  action: string,
+  change: (user: IUser, tx: EntityManager, alsoEvict: string[]) => Promise<Record<string, unknown>> | Record<string, unknown>,
+): Promise<IUser> {
+  const alsoEvict: string[] = [];
+  const updated = await mapUniqueViolation(() =>
+    em.transactional(async (tx) => {
+      const user = await getUser(tx, userId);
+      const metadata = await change(user, tx, alsoEvict);
+      user.updatedAt = app.clock.now();
+      recordAudit(tx, app.clock, actor, { action, targetType: "user", targetId: userId, metadata });
+      return user;
+    }),
+  );
+  for (const id of new Set([userId, ...alsoEvict])) app.sessionCache.evictUser(id);
+  return updated;
+}
+
+/** An admin who loses `user: ["impersonate"]` stops impersonating at once: their impersonation sessions end. */
+async function endLostImpersonations(app: App, tx: EntityManager, user: IUser): Promise<string[]> {
+  if (hasPermission(app.config.admin, user, { user: ["impersonate"] })) return [];
+  return endImpersonationsBy(app, tx, user.id);
+}
+
+export function setRole(app: App, em: EntityManager, actor: Actor, userId: string, value: string | string[]) {
+  const role = parseRoles(app, value);
+  return changeUser(app, em, actor, userId, "set-role", async (user, tx, alsoEvict) => {
+    const previous = user.role;
+    user.role = role;
+    alsoEvict.push(...(await endLostImpersonations(app, tx, user)));
+    return { role, previous };
+  });
+}
+
+/** The caller has checked each field group's permission (admin.router.ts). */
+export async function updateUser(app: App, em: EntityManager, actor: Actor, userId: string, data: UpdateUserData) {
+  if (Object.keys(data).length === 0) throw new AuthError("NO_DATA_TO_UPDATE");
+  if (data.password !== undefined) throw new AuthError("PASSWORD_CANNOT_BE_UPDATED_VIA_UPDATE_USER");
+  if (data.banned === true && userId === actor.userId) throw new AuthError("YOU_CANNOT_BAN_YOURSELF");
+  const changes: Partial<IUser> = {};
+  if (data.name !== undefined) changes.name = data.name;
+  if (data.image !== undefined) changes.image = data.image;
+  if (data.email !== undefined) changes.email = parseEmail(data.email);
+  if (data.emailVerified !== undefined) changes.emailVerified = data.emailVerified;
+  if (data.role !== undefined) changes.role = parseRoles(app, data.role);
+  if (data.username !== undefined) {
+    changes.username = data.username === null ? null : parseUsername(data.username);
+    changes.displayUsername = data.username === null ? null : (data.displayUsername ?? data.username);
+  } else if (data.displayUsername !== undefined) {
+    changes.displayUsername = data.displayUsername;
+  }
+  if (data.banned !== undefined) changes.banned = data.banned;
+  if (data.banReason !== undefined) changes.banReason = data.banReason;
+  if (data.banExpires !== undefined) changes.banExpires = data.banExpires === null ? null : new Date(data.banExpires);
+  return changeUser(app, em, actor, userId, "update-user", async (user, tx, alsoEvict) => {
+    Object.assign(user, changes);
+    // A ban through update-user ends sessions like ban-user does.
+    if (data.banned === true) alsoEvict.push(...(await endSessionsOf(app, tx, userId)));
+    else if (data.role !== undefined) alsoEvict.push(...(await endLostImpersonations(app, tx, user)));
+    return { fields: Object.keys(changes) };
+  });
+}
+
+/** Sets (or creates) the credential password; length rules as sign-up, argon2id. */
+export async function setUserPassword(app: App, em: EntityManager, actor: Actor, userId: string, newPassword: string) {
+  checkPasswordLength(app.config, newPassword);
+  await getUser(em, userId);
+  const passwordHash = await hashPassword(newPassword);
+  const now = app.clock.now();
+  await em.transactional(async (tx) => {
+    const updated = await tx.nativeUpdate(
+      Account,
+      { user: userId, providerId: CREDENTIAL_PROVIDER },
+      { password: passwordHash, updatedAt: now },
+    );
+    if (updated === 0) {
+      tx.create(Account, { id: randomUUID(), user: userId, providerId: CREDENTIAL_PROVIDER, accountId: userId, password: passwordHash, createdAt: now, updatedAt: now });
+    }
+    recordAudit(tx, app.clock, actor, { action: "set-user-password", targetType: "user", targetId: userId, metadata: { created: updated === 0 } });
+  });
+  app.sessionCache.evictUser(userId);
+}
+
+/** Deletes the user; sessions and accounts go with it (explicitly, and by the foreign keys' cascade). */
+export async function removeUser(app: App, em: EntityManager, actor: Actor, userId: string): Promise<void> {
+  if (userId === actor.userId) throw new AuthError("YOU_CANNOT_REMOVE_YOURSELF");
+  const user = await getUser(em, userId);
+  const ended = await em.transactional(async (tx) => {
+    const ended = await endSessionsOf(app, tx, userId);
+    await tx.nativeDelete(Account, { user: userId });
+    await tx.nativeDelete(User, { id: userId });
+    recordAudit(tx, app.clock, actor, { action: "remove-user", targetType: "user", targetId: userId, metadata: { email: user.email } });
+    return ended;
+  });
+  for (const id of ended) app.sessionCache.evictUser(id);
+}

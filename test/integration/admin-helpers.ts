@@ -1,0 +1,61 @@
+import { expect } from "vitest";
+import { createAdmin } from "../../src/modules/admin/bootstrap.service.ts";
+import { cookieFrom, get, post, uniqueEmail, type Reply } from "../harness/http.ts";
+import type { TestServer } from "../harness/server.ts";
+
+export const PASSWORD = "correct horse battery";
+
+export interface SignedInUser {
+  id: string;
+  email: string;
+  token: string;
+  /** `portcullis.session_token=...` */
+  cookie: string;
+  user: Record<string, any>;
+}
+
+export async function signUp(
+  server: TestServer,
+  opts: { email?: string; name?: string; username?: string; password?: string } = {},
+): Promise<SignedInUser> {
+  const email = opts.email ?? uniqueEmail("admin-test");
+  const res = await post(`${server.auth}/sign-up/email`, {
+    name: opts.name ?? "Test User",
+    email,
+    password: opts.password ?? PASSWORD,
+    ...(opts.username ? { username: opts.username } : {}),
+  });
+  expect(res.status, res.text).toBe(200);
+  return { id: res.body.user.id, email, token: res.body.token, cookie: cookieFrom(res.headers)!, user: res.body.user };
+}
+
+export async function signIn(server: TestServer, email: string, password = PASSWORD): Promise<SignedInUser> {
+  const res = await post(`${server.auth}/sign-in/email`, { email, password });
+  expect(res.status, res.text).toBe(200);
+  return { id: res.body.user.id, email, token: res.body.token, cookie: cookieFrom(res.headers)!, user: res.body.user };
+}
+
+/** The first admin, the way an operator makes one (the CLI's bootstrap), then signed in. */
+export async function bootstrapAdmin(server: TestServer, email = uniqueEmail("root")): Promise<SignedInUser> {
+  const { app } = server.portcullis;
+  await createAdmin(app.orm.em.fork(), app.config, { email, password: PASSWORD, name: "Root Admin" });
+  return signIn(server, email);
+}
+
+/** POST {auth}/admin/{path} with a bearer token. */
+export function adminPost(server: TestServer, path: string, body: unknown, token?: string): Promise<Reply> {
+  return post(`${server.auth}/admin/${path}`, body, token ? { bearer: token } : {});
+}
+
+/** GET {auth}/admin/{path}?query with a bearer token. */
+export function adminGet(server: TestServer, path: string, query: Record<string, string | number | boolean>, token?: string): Promise<Reply> {
+  const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
+  return get(`${server.auth}/admin/${path}${qs.size ? `?${qs}` : ""}`, token ? { bearer: token } : {});
+}
+
+/** Asserts the contract's error body. */
+export function expectError(res: Reply, status: number, code: string): void {
+  expect(res.status, res.text).toBe(status);
+  expect(res.body.code, res.text).toBe(code);
+  expect(typeof res.body.message).toBe("string");
+}
