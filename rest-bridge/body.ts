@@ -3,18 +3,44 @@ import { AuthError } from "../src/errors.ts";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** Reads at most 64 KiB; more answers 413 without buffering the rest. */
-export async function readBody(req: IncomingMessage): Promise<Buffer> {
+/**
+ * Reads at most 64 KiB; more answers 413 without buffering the rest. The rest is drained and
+ * discarded, never cut off: destroying an unfinished request destroys its socket, and a client
+ * still uploading would see a connection reset instead of the 413.
+ */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new AuthError("PAYLOAD_TOO_LARGE");
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new AuthError("PAYLOAD_TOO_LARGE");
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+  if (declared > MAX_BODY_BYTES) return Promise.reject(new AuthError("PAYLOAD_TOO_LARGE"));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        done();
+        req.resume(); // keep flowing: the rest is discarded
+        reject(new AuthError("PAYLOAD_TOO_LARGE"));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+  });
 }
 
 function mediaType(req: IncomingMessage): string {

@@ -1,6 +1,6 @@
 import { serialize } from "cookie";
 import type { App } from "../src/app.ts";
-import type { Effects } from "../src/trpc/context.ts";
+import { ownCookieName, type Effects } from "../src/trpc/context.ts";
 
 /** CONTRACT.md §3: HttpOnly; SameSite=Lax; Path=/; Secure (and `__Secure-`) on https. */
 export function sessionCookieHeader(app: App, effect: NonNullable<Effects["sessionCookie"]>): string {
@@ -16,7 +16,13 @@ export function sessionCookieHeader(app: App, effect: NonNullable<Effects["sessi
 /** Headers a procedure's effects add to any response (bridge or tRPC). */
 export function effectHeaders(app: App, effects: Effects): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = { ...effects.headers };
-  if (effects.sessionCookie) headers["set-cookie"] = [sessionCookieHeader(app, effects.sessionCookie)];
+  const cookies: string[] = [];
+  if (effects.sessionCookie) cookies.push(sessionCookieHeader(app, effects.sessionCookie));
+  for (const c of effects.cookies ?? []) {
+    const attributes = { httpOnly: true, sameSite: "lax" as const, path: "/", secure: app.origin.startsWith("https:") };
+    cookies.push(serialize(ownCookieName(app, c.name), c.value, { ...attributes, ...(c.maxAgeSec === null ? {} : { maxAge: c.maxAgeSec }) }));
+  }
+  if (cookies.length) headers["set-cookie"] = cookies;
   if (effects.authToken) {
     headers["set-auth-token"] = effects.authToken;
     headers["access-control-expose-headers"] = "set-auth-token";

@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { type AuthError, errorBody } from "../src/errors.ts";
+import { type AuthError, errorBody, OAuthError } from "../src/errors.ts";
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}) {
   const text = JSON.stringify(body);
@@ -12,7 +12,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-/** `{ code, message }` (+ issues on validation errors, requestId on 5xx) with the contract's status. */
+/**
+ * `{ code, message }` (+ issues on validation errors, requestId on 5xx) with the contract's status;
+ * OAuth errors as RFC 6749 §5.2 `{ error, error_description }`.
+ */
 export function sendError(res: ServerResponse, err: AuthError, requestId: string) {
-  sendJson(res, err.status, errorBody(err, requestId), err.headers ?? {});
+  const body = err instanceof OAuthError ? { error: err.oauthError, error_description: err.message } : errorBody(err, requestId);
+  sendJson(res, err.status, body, err.headers ?? {});
 }

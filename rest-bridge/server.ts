@@ -3,6 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { nodeHTTPRequestHandler } from "@trpc/server/adapters/node-http";
 import type { App } from "../src/app.ts";
 import { AuthError } from "../src/errors.ts";
+import { sendDevicePage } from "../src/modules/device/device.page.ts";
+import { devicePagePath } from "../src/modules/device/device.rules.ts";
 import { appRouter } from "../src/trpc/app-router.ts";
 import { createContext, type Context } from "../src/trpc/context.ts";
 import { createCallerFactory, toAuthError } from "../src/trpc/init.ts";
@@ -60,9 +62,11 @@ function trpc(app: App, req: IncomingMessage, res: ServerResponse, url: URL, req
       ctx = createContext(app, { headers: req.headers, ip, requestId });
       return ctx;
     },
-    responseMeta: ({ errors }) => {
+    responseMeta: ({ errors, info }) => {
       const retry = errors.map((e) => (e instanceof AuthError ? e.headers : e.cause instanceof AuthError ? e.cause.headers : undefined)).find(Boolean);
-      return { headers: { ...(ctx ? effectHeaders(app, ctx.effects) : {}), ...(retry ?? {}) } };
+      // Requests tRPC rejects before reading them (e.g. no content-type) get no content-type of their own.
+      const json = info ? {} : { "content-type": "application/json" };
+      return { headers: { ...json, ...(ctx ? effectHeaders(app, ctx.effects) : {}), ...(retry ?? {}) } };
     },
     onError: ({ error }) => {
       const auth = toAuthError(error);
@@ -75,6 +79,7 @@ function trpc(app: App, req: IncomingMessage, res: ServerResponse, url: URL, req
 export function createRequestHandler(app: App) {
   const matchRoute = createRouteMatcher(routes);
   const base = app.config.basePath;
+  const devicePage = devicePagePath(app.config);
   return async function handle(req: IncomingMessage, res: ServerResponse) {
     const started = performance.now();
     const requestId = randomUUID();
@@ -84,6 +89,9 @@ export function createRequestHandler(app: App) {
       if (url.pathname === TRPC_PATH || url.pathname.startsWith(`${TRPC_PATH}/`)) {
         label = "trpc";
         await trpc(app, req, res, url, requestId);
+      } else if (url.pathname === devicePage && req.method === "GET") {
+        label = "device-page"; // RFC 8628 §3.3 verification URI, outside the base path
+        sendDevicePage(app, res);
       } else {
         const match = url.pathname.startsWith(`${base}/`) ? matchRoute(req.method ?? "GET", url.pathname.slice(base.length)) : null;
         if (!match) throw new AuthError("NOT_FOUND");

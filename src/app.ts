@@ -2,6 +2,7 @@ import type { MikroORM } from "@mikro-orm/core";
 import type { Logger } from "pino";
 import type { Clock, ResolvedConfig } from "./config/index.ts";
 import type { SessionStore } from "./db/session-store/index.ts";
+import type { Mailer } from "./mail/mailer.ts";
 import type { SessionCache } from "./modules/session/session-cache.ts";
 import type { RateLimiter } from "./modules/rate-limit/rate-limit.ts";
 
@@ -13,6 +14,8 @@ export interface App {
   sessions: SessionStore;
   sessionCache: SessionCache;
   rateLimiter: RateLimiter;
+  /** SMTP, or the log when no SMTP URL is configured. */
+  mailer: Mailer;
   logger: Logger;
   clock: Clock;
   /** Cookie name of the session token (with `__Secure-` on https). */

@@ -3,14 +3,19 @@ import { randomBytes } from "node:crypto";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { applyEnv, ConfigError, type PortcullisConfig } from "./config/index.ts";
+import { applyEnv, ConfigError, resolveConfig, type PortcullisConfig } from "./config/index.ts";
 import { migrateUp, openOrm, parseDatabaseUrl } from "./db/orm.ts";
+import { AuthError } from "./errors.ts";
+import { BootstrapError, createAdmin } from "./modules/admin/bootstrap.service.ts";
 import { createPortcullis } from "./index.ts";
 
-const USAGE = `Usage: portcullis <serve|migrate> [--config <file>]
+const USAGE = `Usage: portcullis <serve|migrate|create-admin> [--config <file>]
 
-  serve     start the HTTP service (migrations are applied first)
-  migrate   apply pending migrations and exit
+  serve         start the HTTP service (migrations are applied first)
+  migrate       apply pending migrations and exit
+  create-admin  --email <email> --password <password> [--name <name>]
+                create an admin user on the configured database (or give an existing
+                user the admin role; its password is then left alone); prints the user id
 
 Config: --config <file> or PORTCULLIS_CONFIG (a module whose default export is the config).
 Env overrides: PORT, HOST, DATABASE_URL, PUBLIC_URL, AUTH_SECRET.`;
@@ -45,7 +50,14 @@ function devSecret(config: PortcullisConfig): string {
 async function main() {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { config: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      config: { type: "string" },
+      help: { type: "boolean", short: "h" },
+      // create-admin
+      email: { type: "string" },
+      password: { type: "string" },
+      name: { type: "string" },
+    },
   });
   const command = positionals[0];
   if (values.help || !command) {
@@ -58,6 +70,27 @@ async function main() {
     await migrateUp(orm);
     await orm.close();
     console.log("migrations applied");
+    return;
+  }
+  if (command === "create-admin") {
+    if (!values.email) {
+      console.error("create-admin needs --email (and --password for a new user)");
+      process.exit(1);
+    }
+    const resolved = resolveConfig(config);
+    const orm = await openOrm(parseDatabaseUrl(resolved.databaseUrl));
+    try {
+      await migrateUp(orm);
+      const result = await createAdmin(orm.em.fork(), resolved, { email: values.email, password: values.password, name: values.name });
+      console.error(result.created ? `created admin ${values.email}` : `${values.email} now holds the admin role`);
+      console.log(result.userId);
+    } catch (err) {
+      if (!(err instanceof AuthError || err instanceof BootstrapError)) throw err;
+      console.error(err instanceof AuthError ? `${err.authCode}: ${err.message}` : err.message);
+      process.exitCode = 1;
+    } finally {
+      await orm.close();
+    }
     return;
   }
   if (command !== "serve") {

@@ -20,6 +20,26 @@ export const ERRORS = {
   INVALID_TOKEN: [400, "Invalid token"],
   SESSION_NOT_FOUND: [400, "Session not found"],
   CREDENTIAL_ACCOUNT_NOT_FOUND: [400, "Credential account not found"],
+  INVALID_USER_CODE: [400, "Invalid user code"],
+  EXPIRED_USER_CODE: [400, "User code has expired"],
+  DEVICE_CODE_ALREADY_PROCESSED: [400, "Device code already processed"],
+  DEVICE_CODE_NOT_CLAIMED: [400, "Device code has not been claimed: open GET /device with the user_code while signed in first"],
+  // 400, RFC 6749 §5.2 / RFC 8628 §3.5 token errors: thrown as OAuthError, the bridge answers { error, error_description }
+  INVALID_REQUEST: [400, "Invalid request"],
+  INVALID_CLIENT: [400, "Invalid client_id"],
+  INVALID_GRANT: [400, "Invalid device code"],
+  UNSUPPORTED_GRANT_TYPE: [400, "Unsupported grant_type"],
+  AUTHORIZATION_PENDING: [400, "Authorization pending"],
+  SLOW_DOWN: [400, "Polling too frequently"],
+  EXPIRED_TOKEN: [400, "Device code has expired"],
+  ACCESS_DENIED: [400, "Access denied"],
+  // 400, admin (better-auth's admin plugin codes)
+  YOU_CANNOT_BAN_YOURSELF: [400, "You cannot ban yourself"],
+  YOU_CANNOT_REMOVE_YOURSELF: [400, "You cannot remove yourself"],
+  NOT_IMPERSONATING: [400, "You are not impersonating anyone"],
+  NO_DATA_TO_UPDATE: [400, "No data to update"],
+  PASSWORD_CANNOT_BE_UPDATED_VIA_UPDATE_USER: [400, "Password cannot be updated through update-user. Use the set-user-password endpoint instead"],
+  YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE: [400, "You are not allowed to set a non-existent role value"],
   // 401
   UNAUTHORIZED: [401, "Unauthorized"],
   INVALID_EMAIL_OR_PASSWORD: [401, "Invalid email or password"],
@@ -31,8 +51,25 @@ export const ERRORS = {
   INVALID_ORIGIN: [403, "Invalid origin"],
   MISSING_OR_NULL_ORIGIN: [403, "Missing or null Origin"],
   INVALID_CALLBACK_URL: [403, "Invalid callbackURL"],
+  DEVICE_CODE_CLAIMED_BY_ANOTHER_USER: [403, "This code was claimed by another user"],
+  // 403, admin: a missing permission (better-auth's codes)
+  YOU_ARE_NOT_ALLOWED_TO_CREATE_USERS: [403, "You are not allowed to create users"],
+  YOU_ARE_NOT_ALLOWED_TO_LIST_USERS: [403, "You are not allowed to list users"],
+  YOU_ARE_NOT_ALLOWED_TO_CHANGE_USERS_ROLE: [403, "You are not allowed to change users role"],
+  YOU_ARE_NOT_ALLOWED_TO_BAN_USERS: [403, "You are not allowed to ban users"],
+  YOU_ARE_NOT_ALLOWED_TO_IMPERSONATE_USERS: [403, "You are not allowed to impersonate users"],
+  YOU_CANNOT_IMPERSONATE_ADMINS: [403, "You cannot impersonate admins"],
+  YOU_ARE_NOT_ALLOWED_TO_DELETE_USERS: [403, "You are not allowed to delete users"],
+  YOU_ARE_NOT_ALLOWED_TO_SET_USERS_PASSWORD: [403, "You are not allowed to set users password"],
+  YOU_ARE_NOT_ALLOWED_TO_SET_USERS_EMAIL: [403, "You are not allowed to update users email"],
+  YOU_ARE_NOT_ALLOWED_TO_GET_USER: [403, "You are not allowed to get user"],
+  YOU_ARE_NOT_ALLOWED_TO_UPDATE_USERS: [403, "You are not allowed to update users"],
+  YOU_ARE_NOT_ALLOWED_TO_LIST_USERS_SESSIONS: [403, "You are not allowed to list users sessions"],
+  YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS: [403, "You are not allowed to revoke users sessions"],
+  YOU_ARE_NOT_ALLOWED_TO_LIST_AUDIT_EVENTS: [403, "You are not allowed to list audit events"],
   // 404
   NOT_FOUND: [404, "Not found"],
+  USER_NOT_FOUND: [404, "User not found"],
   // 409
   USER_ALREADY_EXISTS: [409, "User already exists. Use another email."],
   USERNAME_IS_ALREADY_TAKEN: [409, "Username is already taken. Please try another."],
@@ -85,6 +122,32 @@ export class AuthError extends TRPCError {
     this.status = status;
     this.issues = options.issues;
     this.headers = options.headers;
+  }
+}
+
+export type OAuthErrorCode =
+  | "INVALID_REQUEST"
+  | "INVALID_CLIENT"
+  | "INVALID_GRANT"
+  | "UNSUPPORTED_GRANT_TYPE"
+  | "AUTHORIZATION_PENDING"
+  | "SLOW_DOWN"
+  | "EXPIRED_TOKEN"
+  | "ACCESS_DENIED";
+
+/**
+ * An OAuth 2.0 error (RFC 6749 §5.2, RFC 8628 §3.5): the REST bridge answers
+ * `{ error, error_description }` instead of `{ code, message }`; tRPC callers see `data.authCode`
+ * (the RFC code upper-cased) like any other error.
+ */
+export class OAuthError extends AuthError {
+  /** The RFC's code, e.g. "authorization_pending". */
+  readonly oauthError: string;
+
+  constructor(code: OAuthErrorCode, description?: string) {
+    super(code, description === undefined ? {} : { message: description });
+    this.name = "OAuthError";
+    this.oauthError = code.toLowerCase();
   }
 }
 

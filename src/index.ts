@@ -6,6 +6,7 @@ import type { App } from "./app.ts";
 import { ConfigError, resolveConfig, type PortcullisConfig } from "./config/index.ts";
 import { migrateUp, openOrm, parseDatabaseUrl } from "./db/orm.ts";
 import { createSessionStore } from "./db/session-store/index.ts";
+import { createMailer } from "./mail/mailer.ts";
 import { SessionCache } from "./modules/session/session-cache.ts";
 import { createRateLimiter } from "./modules/rate-limit/rate-limit.ts";
 import { appRouter, type AppRouter } from "./trpc/app-router.ts";
@@ -55,6 +56,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     // In-process cache: on by default only for SQLite, the single-process embedded default.
     sessionCache: new SessionCache(config.session.cacheTtlMs ?? (target.dialect === "sqlite" ? 1000 : 0)),
     rateLimiter: createRateLimiter(config.rateLimit),
+    mailer: createMailer(config, logger),
     logger,
     clock: config.clock,
     cookieName: `${origin.startsWith("https:") ? "__Secure-" : ""}${config.cookiePrefix}.session_token`,
@@ -85,6 +87,8 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
           s.closeIdleConnections();
         });
       }
+      // Deferred sends still write to the database (a failed one deletes its token row).
+      await app.mailer.close();
       await app.sessions.close();
       await orm.close();
     },

@@ -23,7 +23,7 @@ export function resolveConfig(input: PortcullisConfig): ResolvedConfig {
 
 const envInt = z.coerce.number().int();
 
-/** Environment overrides (PORT, HOST, DATABASE_URL, PUBLIC_URL, AUTH_SECRET) on top of a config. */
+/** Environment overrides (PORT, HOST, DATABASE_URL, PUBLIC_URL, AUTH_SECRET, SMTP_URL) on top of a config. */
 export function applyEnv(config: PortcullisConfig, env: NodeJS.ProcessEnv): PortcullisConfig {
   const out: PortcullisConfig = { ...config };
   if (env.PORT) {
@@ -35,5 +35,6 @@ export function applyEnv(config: PortcullisConfig, env: NodeJS.ProcessEnv): Port
   if (env.DATABASE_URL) out.databaseUrl = env.DATABASE_URL;
   if (env.PUBLIC_URL) out.publicUrl = env.PUBLIC_URL;
   if (env.AUTH_SECRET) out.secret = env.AUTH_SECRET;
+  if (env.SMTP_URL) out.email = { ...config.email, smtpUrl: env.SMTP_URL };
   return out;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { roleGrantsSchema, withBuiltInRoles } from "../modules/admin/permissions.ts";
 
 export interface Clock {
   now(): Date;
@@ -21,11 +22,13 @@ export const DEFAULT_RATE_LIMIT_RULES: Record<string, { window: number; max: num
 };
 
 const urlString = z.string().refine((v) => URL.canParse(v), "must be an absolute URL");
+/** "localhost:3000" parses as a URL with scheme "localhost:" (origin "null"): require http(s). */
+const httpUrl = z.string().refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), "must be an absolute http(s) URL");
 
 export const configSchema = z
   .object({
     /** Public origin of the service; links and the CSRF check use it. */
-    publicUrl: urlString.default("http://127.0.0.1:3000"),
+    publicUrl: httpUrl.default("http://127.0.0.1:3000"),
     host: z.string().min(1).default("127.0.0.1"),
     port: z.number().int().min(0).max(65535).default(3000),
     basePath: z
@@ -60,6 +63,28 @@ export const configSchema = z
         requireEmailVerification: z.boolean().default(false),
         passwordMinLength: z.number().int().min(1).max(128).default(8),
         passwordMaxLength: z.number().int().min(8).max(1024).default(128),
+        /** Lifetime of a password reset link. */
+        resetPasswordTokenExpiresInSec: z.number().int().positive().default(3600),
+      })
+      .strict()
+      .prefault({}),
+    /** Outgoing mail. Without `smtpUrl` (or SMTP_URL) each message's link is written to the log instead. */
+    email: z
+      .object({
+        smtpUrl: z
+          .string()
+          .refine((v) => /^smtps?:\/\//.test(v) && URL.canParse(v), "must be smtp://... or smtps://...")
+          .optional(),
+        from: z.string().min(1).default("Portcullis <no-reply@localhost>"),
+      })
+      .strict()
+      .prefault({}),
+    emailVerification: z
+      .object({
+        /** Lifetime of an email verification link. */
+        tokenExpiresInSec: z.number().int().positive().default(3600),
+        /** Mail a verification link on sign-up; unset follows emailAndPassword.requireEmailVerification. */
+        sendOnSignUp: z.boolean().optional(),
       })
       .strict()
       .prefault({}),
@@ -72,6 +97,45 @@ export const configSchema = z
         storage: z.enum(["memory", "database"]).default("memory"),
       })
       .strict()
+      .prefault({}),
+    /** Device authorization grant (RFC 8628). */
+    deviceAuthorization: z
+      .object({
+        expiresInSec: z.number().int().positive().max(24 * 3600).default(1800),
+        intervalSec: z.number().int().positive().max(300).default(5),
+        /** Where users enter the code; default `{publicUrl}/device`. */
+        verificationUri: urlString.optional(),
+        /** Optional sign-in page linked from the built-in /device page (it has its own form too). */
+        signInUrl: urlString.optional(),
+        /** Answers false for an unknown client_id (400 invalid_client); may be async. */
+        validateClient: z
+          .custom<(clientId: string) => boolean | Promise<boolean>>((v) => typeof v === "function", "must be a function")
+          .optional(),
+      })
+      .strict()
+      .prefault({}),
+    /** Admin: roles and permissions, bans, impersonation (CONTRACT.md §6). */
+    admin: z
+      .object({
+        /** Extra roles (or replacements of the built-in `admin` and `user`), e.g. `{ support: { user: ["list", "get"] } }`. */
+        roles: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "role names cannot hold commas or spaces"), roleGrantsSchema).default({}),
+        /** Role of users created by sign-up (and create-user without a role). */
+        defaultRole: z.string().min(1).default("user"),
+        /** Roles whose holders count as admins: impersonating them needs `user: ["impersonate-admins"]`. */
+        adminRoles: z.array(z.string().min(1)).min(1).default(["admin"]),
+        /** These users hold every permission of the admin roles, whatever their `role` column says. */
+        adminUserIds: z.array(z.string().min(1)).default([]),
+        impersonationSessionDuration: z.number().int().positive().max(7 * 24 * 3600).default(3600),
+        /** The message of 403 BANNED_USER. */
+        bannedUserMessage: z.string().min(1).max(1000).default("You have been banned from this application"),
+      })
+      .strict()
+      .transform((admin) => ({ ...admin, roles: withBuiltInRoles(admin.roles) }))
+      .superRefine((admin, ctx) => {
+        for (const role of [admin.defaultRole, ...admin.adminRoles]) {
+          if (!Object.hasOwn(admin.roles, role)) ctx.addIssue({ code: "custom", message: `role "${role}" is not defined in admin.roles` });
+        }
+      })
       .prefault({}),
     /** Honour X-Forwarded-For for the client IP (only behind a proxy you control). */
     trustProxy: z.boolean().default(false),

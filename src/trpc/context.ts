@@ -11,6 +11,11 @@ export interface Effects {
   authToken?: string;
   /** 302 target (REST bridge only; tRPC callers read it from the output). */
   redirect?: string;
+  /**
+   * Other cookies of ours, by name below the prefix (`admin_session` is sent as
+   * `portcullis.admin_session`), with the session cookie's attributes; `maxAgeSec: 0` clears one.
+   */
+  cookies?: { name: string; value: string; maxAgeSec: number | null }[];
   headers: Record<string, string>;
 }
 
@@ -25,6 +30,8 @@ export interface Context {
   readonly em: EntityManager;
   /** Resolves the session once per request; null when absent, invalid, expired or banned. */
   getSession(): Promise<ResolvedSession | null>;
+  /** One of our other cookies, by its name below the prefix (see Effects.cookies). */
+  readCookie(name: string): string | null;
 }
 
 export interface ContextInput {
@@ -36,6 +43,11 @@ export interface ContextInput {
 function header(headers: ContextInput["headers"], name: string): string | null {
   const v = headers[name];
   return (Array.isArray(v) ? v[0] : v) ?? null;
+}
+
+/** Full name of one of our cookies: `{prefix}.{name}`, `__Secure-` first on https (like the session cookie). */
+export function ownCookieName(app: App, name: string): string {
+  return `${app.origin.startsWith("https:") ? "__Secure-" : ""}${app.config.cookiePrefix}.${name}`;
 }
 
 export function readSessionToken(app: App, headers: ContextInput["headers"]) {
@@ -70,6 +82,10 @@ export function createContext(app: App, input: ContextInput): Context {
     get em() {
       em ??= app.orm.em.fork();
       return em;
+    },
+    readCookie(name) {
+      const cookieHeader = header(input.headers, "cookie");
+      return (cookieHeader && parseCookies(cookieHeader)[ownCookieName(app, name)]) || null;
     },
     getSession() {
       session ??= token ? resolveSession(app, token) : Promise.resolve(null);

@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { AuthError } from "../errors.ts";
+import { assertPermission, type Action, type Resource } from "../modules/admin/permissions.ts";
 import type { Context } from "./context.ts";
 
 /**
@@ -11,6 +12,10 @@ export function toAuthError(err: unknown): AuthError {
   if (err instanceof AuthError) return err;
   if (err instanceof TRPCError) {
     if (err.cause instanceof AuthError) return err.cause;
+    // tRPC's adapter reads the body lazily: a malformed JSON body surfaces as BAD_REQUEST caused by a SyntaxError.
+    if (err.code === "PARSE_ERROR" || (err.code === "BAD_REQUEST" && err.cause instanceof SyntaxError)) {
+      return new AuthError("INVALID_JSON", { cause: err });
+    }
     if (err.cause instanceof ZodError || err.code === "BAD_REQUEST") {
       const issues =
         err.cause instanceof ZodError
@@ -22,7 +27,6 @@ export function toAuthError(err: unknown): AuthError {
       return new AuthError("VALIDATION_ERROR", { message, issues, cause: err });
     }
     if (err.code === "NOT_FOUND") return new AuthError("NOT_FOUND", { cause: err });
-    if (err.code === "PARSE_ERROR") return new AuthError("INVALID_JSON", { cause: err });
     if (err.code === "PAYLOAD_TOO_LARGE") return new AuthError("PAYLOAD_TOO_LARGE", { cause: err });
     if (err.code === "UNSUPPORTED_MEDIA_TYPE") return new AuthError("UNSUPPORTED_MEDIA_TYPE", { cause: err });
     if (err.code === "METHOD_NOT_SUPPORTED") return new AuthError("NOT_FOUND", { cause: err });
@@ -75,3 +79,15 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
   if (!auth) throw new AuthError("UNAUTHORIZED");
   return next({ ctx: { auth } });
 });
+
+/**
+ * Needs a session whose user holds `actions` on `resource` (one role granting them all);
+ * otherwise 403 with better-auth's code for the missing action. Runs before input parsing, so
+ * a caller without the permission learns nothing from validation errors.
+ */
+export function withPermission<R extends Resource>(resource: R, actions: readonly Action<R>[]) {
+  return authedProcedure.use(({ ctx, next }) => {
+    assertPermission(ctx.app.config.admin, ctx.auth.user, resource, actions);
+    return next();
+  });
+}

@@ -1,4 +1,5 @@
-import { createPortcullis, type Portcullis, type PortcullisConfig } from "../../src/index.ts";
+import { createServer } from "node:net";
+import { createPortcullis, type CreateOptions, type Portcullis, type PortcullisConfig } from "../../src/index.ts";
 import { FakeClock } from "./clock.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 
@@ -13,11 +14,26 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+export interface TestServerOptions extends CreateOptions {
+  /** Listen on a port picked first and make it the publicUrl (browser tests: the page's origin must be the service's own). */
+  ownOrigin?: boolean;
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 /**
  * A real server on a free loopback port, over a fresh database, with an injected clock.
  * Rate limits are off unless the test turns them on.
  */
-export async function startTestServer(config: PortcullisConfig = {}): Promise<TestServer> {
+export async function startTestServer(config: PortcullisConfig = {}, options: TestServerOptions = {}): Promise<TestServer> {
+  const { ownOrigin, ...createOptions } = options;
+  const port = ownOrigin ? await freePort() : 0;
   const db = await createTestDatabase();
   const clock = new FakeClock();
   const portcullis = await createPortcullis({
@@ -27,9 +43,9 @@ export async function startTestServer(config: PortcullisConfig = {}): Promise<Te
     clock,
     ...config,
     rateLimit: { enabled: false, ...config.rateLimit },
-    publicUrl: config.publicUrl ?? "http://127.0.0.1:3000",
-  });
-  const url = await portcullis.listen(0, "127.0.0.1");
+    publicUrl: ownOrigin ? `http://127.0.0.1:${port}` : (config.publicUrl ?? "http://127.0.0.1:3000"),
+  }, createOptions);
+  const url = await portcullis.listen(port, "127.0.0.1");
   return {
     url,
     auth: `${url}${portcullis.app.config.basePath}`,

@@ -2,10 +2,14 @@ export { User, type IUser } from "./user.ts";
 export { Session, type ISession } from "./session.ts";
 export { Account, type IAccount } from "./account.ts";
 export { Verification, type IVerification } from "./verification.ts";
+export { DeviceCode, type IDeviceCode } from "./device-code.ts";
+export { AuditEvent, type IAuditEvent } from "./audit-event.ts";
 
 import { Account } from "./account.ts";
+import { AuditEvent } from "./audit-event.ts";
+import { DeviceCode } from "./device-code.ts";
 import { Session } from "./session.ts";
 import { User } from "./user.ts";
 import { Verification } from "./verification.ts";
 
-export const entities = [User, Session, Account, Verification];
+export const entities = [User, Session, Account, Verification, DeviceCode, AuditEvent];

@@ -7,6 +7,7 @@ import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
 import { isBanActive, issueSession, type RequestInfo } from "../session/session.service.ts";
 import { userRow } from "../user/user.mapper.ts";
+import { sendsVerificationOnSignUp, sendVerificationLater } from "../verification/email-verification.service.ts";
 import { checkPasswordLength, parseEmail, parseUsername } from "./email-password.rules.ts";
 
 export const CREDENTIAL_PROVIDER = "credential";
@@ -19,7 +20,12 @@ export interface SignUpInput {
   displayUsername?: string | undefined;
   image?: string | null | undefined;
   rememberMe?: boolean | undefined;
+  /** Lands in the verification link when sign-up mails one. */
+  callbackURL?: string | undefined;
 }
+
+/** The request id (set by the HTTP layer) tags the log line of a failed verification send. */
+type RequestMeta = RequestInfo & { requestId?: string };
 
 export interface SignedIn {
   token: string | null;
@@ -27,7 +33,7 @@ export interface SignedIn {
   user: IUser;
 }
 
-export async function signUp(app: App, em: EntityManager, req: RequestInfo, input: SignUpInput): Promise<SignedIn> {
+export async function signUp(app: App, em: EntityManager, req: RequestMeta, input: SignUpInput): Promise<SignedIn> {
   const { config } = app;
   if (!config.emailAndPassword.enableSignup) throw new AuthError("EMAIL_PASSWORD_SIGN_UP_DISABLED");
   const email = parseEmail(input.email);
@@ -37,7 +43,7 @@ export async function signUp(app: App, em: EntityManager, req: RequestInfo, inpu
   const now = app.clock.now();
   const needsVerification = config.emailAndPassword.requireEmailVerification;
 
-  return mapUniqueViolation(() =>
+  const result = await mapUniqueViolation(() =>
     em.transactional(async (tx) => {
       const user = tx.create(User, {
         id: randomUUID(),
@@ -47,7 +53,7 @@ export async function signUp(app: App, em: EntityManager, req: RequestInfo, inpu
         image: input.image ?? null,
         username,
         displayUsername: username === null ? null : (input.displayUsername ?? input.username ?? null),
-        role: "user",
+        role: config.admin.defaultRole,
         banned: false,
         createdAt: now,
         updatedAt: now,
@@ -67,6 +73,9 @@ export async function signUp(app: App, em: EntityManager, req: RequestInfo, inpu
       return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user };
     }),
   );
+  // After the commit, and after the response: the mail never waits on (or undoes) the sign-up.
+  if (sendsVerificationOnSignUp(config)) sendVerificationLater(app, req.requestId, result.user, input.callbackURL);
+  return result;
 }
 
 type Failure = "INVALID_EMAIL_OR_PASSWORD" | "INVALID_USERNAME_OR_PASSWORD";
@@ -78,11 +87,12 @@ type Failure = "INVALID_EMAIL_OR_PASSWORD" | "INVALID_USERNAME_OR_PASSWORD";
 export async function signInWithPassword(
   app: App,
   em: EntityManager,
-  req: RequestInfo,
+  req: RequestMeta,
   where: { email: string } | { username: string },
   password: string,
   rememberMe: boolean | undefined,
   failure: Failure,
+  callbackURL?: string,
 ): Promise<SignedIn> {
   const account = await em.findOne(
     Account,
@@ -96,8 +106,10 @@ export async function signInWithPassword(
   if (!(await verifyPassword(account.password, password))) throw new AuthError(failure);
   const user = account.user.getEntity();
   const now = app.clock.now();
-  if (isBanActive(userRow(user), now)) throw new AuthError("BANNED_USER");
+  if (isBanActive(userRow(user), now)) throw new AuthError("BANNED_USER", { message: app.config.admin.bannedUserMessage });
   if (app.config.emailAndPassword.requireEmailVerification && !user.emailVerified) {
+    // A fresh link for whoever proved the password (at most one mail a minute per user).
+    sendVerificationLater(app, req.requestId, user, callbackURL);
     throw new AuthError("EMAIL_NOT_VERIFIED");
   }
   const liftsBan = user.banned;
@@ -114,18 +126,24 @@ export async function signInWithPassword(
   return signedIn;
 }
 
-export function signInEmail(app: App, em: EntityManager, req: RequestInfo, input: { email: string; password: string; rememberMe?: boolean | undefined }) {
-  const email = parseEmail(input.email);
-  return signInWithPassword(app, em, req, { email }, input.password, input.rememberMe, "INVALID_EMAIL_OR_PASSWORD");
+interface SignInInput {
+  password: string;
+  rememberMe?: boolean | undefined;
+  callbackURL?: string | undefined;
 }
 
-export async function signInUsername(app: App, em: EntityManager, req: RequestInfo, input: { username: string; password: string; rememberMe?: boolean | undefined }) {
+export function signInEmail(app: App, em: EntityManager, req: RequestMeta, input: SignInInput & { email: string }) {
+  const email = parseEmail(input.email);
+  return signInWithPassword(app, em, req, { email }, input.password, input.rememberMe, "INVALID_EMAIL_OR_PASSWORD", input.callbackURL);
+}
+
+export async function signInUsername(app: App, em: EntityManager, req: RequestMeta, input: SignInInput & { username: string }) {
   const username = input.username.trim().toLowerCase();
   if (username.length === 0 || username.length > 64) {
     await verifyAgainstDummy(input.password);
     throw new AuthError("INVALID_USERNAME_OR_PASSWORD");
   }
-  return signInWithPassword(app, em, req, { username }, input.password, input.rememberMe, "INVALID_USERNAME_OR_PASSWORD");
+  return signInWithPassword(app, em, req, { username }, input.password, input.rememberMe, "INVALID_USERNAME_OR_PASSWORD", input.callbackURL);
 }
 
 export async function isUsernameAvailable(em: EntityManager, raw: string): Promise<boolean> {
