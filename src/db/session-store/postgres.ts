@@ -1,5 +1,5 @@
 import pg from "pg";
-import { mapRow, SESSION_COLUMNS, type SessionStore, type SessionWithUser } from "./types.ts";
+import { credentialSql, mapCredential, mapRow, SESSION_COLUMNS, type SessionStore, type SessionWithUser } from "./types.ts";
 
 /** Named prepared statements: PostgreSQL parses and plans them once per connection. */
 export function createPostgresSessionStore(url: string): SessionStore {
@@ -13,6 +13,11 @@ export function createPostgresSessionStore(url: string): SessionStore {
       const res = await pool.query({ name: "portcullis_session_lookup", text: lookupText, values: [tokenHash] });
       const row = res.rows[0] as Record<string, unknown> | undefined;
       return row ? mapRow(row, date, bool) : null;
+    },
+    async findCredential(field, value) {
+      const res = await pool.query({ name: `portcullis_credential_${field}`, text: credentialSql(field, "$1"), values: [value] });
+      const row = res.rows[0] as Record<string, unknown> | undefined;
+      return row ? mapCredential(row, date, bool) : null;
     },
     async extend(sessionId, expiresAt, now) {
       await pool.query({

@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { mapRow, SESSION_COLUMNS, type SessionStore, type SessionWithUser } from "./types.ts";
+import { credentialSql, mapCredential, mapRow, SESSION_COLUMNS, type SessionStore, type SessionWithUser } from "./types.ts";
 
 /**
  * A second, in-process connection to the same SQLite file (WAL: readers never wait for the
@@ -14,6 +14,10 @@ export function createSqliteSessionStore(file: string): SessionStore {
   const lookup = db.prepare(
     `SELECT ${SESSION_COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?`,
   );
+  const credential = {
+    email: db.prepare(credentialSql("email", "?")),
+    username: db.prepare(credentialSql("username", "?")),
+  };
   const extend = db.prepare(`UPDATE sessions SET expires_at = ?, updated_at = ? WHERE id = ?`);
   const date = (v: unknown) => new Date(v as number);
   const bool = (v: unknown) => v === 1 || v === true;
@@ -22,6 +26,10 @@ export function createSqliteSessionStore(file: string): SessionStore {
     async findByTokenHash(tokenHash: string): Promise<SessionWithUser | null> {
       const row = lookup.get(tokenHash) as Record<string, unknown> | undefined;
       return row ? mapRow(row, date, bool) : null;
+    },
+    async findCredential(field, value) {
+      const row = credential[field].get(value) as Record<string, unknown> | undefined;
+      return row ? mapCredential(row, date, bool) : null;
     },
     async extend(sessionId, expiresAt, now) {
       try {

@@ -35,27 +35,65 @@ export interface SessionWithUser {
   user: UserRow;
 }
 
+export interface Credential {
+  user: UserRow;
+  /** argon2id hash of the credential account. */
+  passwordHash: string;
+}
+
 export interface SessionStore {
   findByTokenHash(tokenHash: string): Promise<SessionWithUser | null>;
+  /** Password sign-in lookup: the user and its credential account's hash, one prepared query. */
+  findCredential(field: "email" | "username", value: string): Promise<Credential | null>;
   /** Sliding expiry; best effort (a busy database skips it, the next request retries). */
   extend(sessionId: string, expiresAt: Date, now: Date): Promise<void>;
   close(): Promise<void>;
 }
 
-export const SESSION_COLUMNS = `
-  s.id AS s_id, s.user_id AS s_user_id, s.expires_at AS s_expires_at, s.remember_me AS s_remember_me,
-  s.ip_address AS s_ip_address, s.user_agent AS s_user_agent, s.impersonated_by AS s_impersonated_by,
-  s.created_at AS s_created_at, s.updated_at AS s_updated_at,
+const USER_COLUMNS = `
   u.id AS u_id, u.name AS u_name, u.email AS u_email, u.email_verified AS u_email_verified,
   u.image AS u_image, u.username AS u_username, u.display_username AS u_display_username,
   u.role AS u_role, u.banned AS u_banned, u.ban_reason AS u_ban_reason, u.ban_expires AS u_ban_expires,
   u.created_at AS u_created_at, u.updated_at AS u_updated_at`;
 
+export const SESSION_COLUMNS = `
+  s.id AS s_id, s.user_id AS s_user_id, s.expires_at AS s_expires_at, s.remember_me AS s_remember_me,
+  s.ip_address AS s_ip_address, s.user_agent AS s_user_agent, s.impersonated_by AS s_impersonated_by,
+  s.created_at AS s_created_at, s.updated_at AS s_updated_at, ${USER_COLUMNS}`;
+
+/** `$1` / `?` placeholder for the looked-up value; `field` is a fixed column name, never input. */
+export function credentialSql(field: "email" | "username", placeholder: string): string {
+  return `SELECT ${USER_COLUMNS}, a.password AS a_password FROM users u
+    JOIN accounts a ON a.user_id = u.id AND a.provider_id = 'credential'
+    WHERE u.${field} = ${placeholder} AND a.password IS NOT NULL`;
+}
+
 type Raw = Record<string, unknown>;
 
-/** Maps a joined row; `date` and `bool` adapt each driver's representation. */
-export function mapRow(r: Raw, date: (v: unknown) => Date, bool: (v: unknown) => boolean): SessionWithUser {
+type DateOf = (v: unknown) => Date;
+type BoolOf = (v: unknown) => boolean;
+
+export function mapUser(r: Raw, date: DateOf, bool: BoolOf): UserRow {
   const banExpires = r.u_ban_expires;
+  return {
+    id: r.u_id as string,
+    name: r.u_name as string,
+    email: r.u_email as string,
+    emailVerified: bool(r.u_email_verified),
+    image: r.u_image as string | null,
+    username: r.u_username as string | null,
+    displayUsername: r.u_display_username as string | null,
+    role: r.u_role as string,
+    banned: bool(r.u_banned),
+    banReason: r.u_ban_reason as string | null,
+    banExpires: banExpires == null ? null : date(banExpires),
+    createdAt: date(r.u_created_at),
+    updatedAt: date(r.u_updated_at),
+  };
+}
+
+/** Maps a joined row; `date` and `bool` adapt each driver's representation. */
+export function mapRow(r: Raw, date: DateOf, bool: BoolOf): SessionWithUser {
   return {
     session: {
       id: r.s_id as string,
@@ -68,20 +106,10 @@ export function mapRow(r: Raw, date: (v: unknown) => Date, bool: (v: unknown) =>
       createdAt: date(r.s_created_at),
       updatedAt: date(r.s_updated_at),
     },
-    user: {
-      id: r.u_id as string,
-      name: r.u_name as string,
-      email: r.u_email as string,
-      emailVerified: bool(r.u_email_verified),
-      image: r.u_image as string | null,
-      username: r.u_username as string | null,
-      displayUsername: r.u_display_username as string | null,
-      role: r.u_role as string,
-      banned: bool(r.u_banned),
-      banReason: r.u_ban_reason as string | null,
-      banExpires: banExpires == null ? null : date(banExpires),
-      createdAt: date(r.u_created_at),
-      updatedAt: date(r.u_updated_at),
-    },
+    user: mapUser(r, date, bool),
   };
+}
+
+export function mapCredential(r: Raw, date: DateOf, bool: BoolOf): Credential {
+  return { user: mapUser(r, date, bool), passwordHash: r.a_password as string };
 }

@@ -2,7 +2,7 @@ import type { Context } from "../../trpc/context.ts";
 import { authedProcedure, router, withPermission } from "../../trpc/init.ts";
 import { handOverSession } from "../email-password/email-password.router.ts";
 import type { ResolvedSession } from "../session/session.service.ts";
-import { publicUser } from "../session/session.serialize.ts";
+import { publicSession, publicUser } from "../session/session.serialize.ts";
 import { userRow } from "../user/user.mapper.ts";
 import * as schema from "./admin.schema.ts";
 import { actorOf, listAuditEvents } from "./audit.service.ts";
@@ -94,7 +94,7 @@ export const adminRouter = router({
       const adminRemainingSec = Math.max(0, Math.floor((ctx.auth.session.expiresAt.getTime() - ctx.app.clock.now().getTime()) / 1000));
       (ctx.effects.cookies ??= []).push({ name: ADMIN_SESSION_COOKIE, value: ctx.sessionToken!, maxAgeSec: adminRemainingSec });
       handOverSession(ctx, { token: result.issued.token, cookieMaxAgeSec: result.cookieMaxAgeSec });
-      return { session: sessions.sessionOut(result.issued.session), user: userOut(result.user) };
+      return { session: publicSession(result.issued.session), user: userOut(result.user) };
     }),
 
   // Any signed-in session: it is the impersonated user's; the service refuses ordinary sessions.
@@ -106,7 +106,7 @@ export const adminRouter = router({
       return result.auth.body;
     }
     handOverSession(ctx, { token: result.issued.token, cookieMaxAgeSec: result.issued.cookieMaxAgeSec });
-    return { session: sessions.sessionOut(result.issued.session), user: userOut(result.user) };
+    return { session: publicSession(result.issued.session), user: userOut(result.user) };
   }),
 
   listUserSessions: withPermission("session", ["list"])

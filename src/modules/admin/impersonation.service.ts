@@ -48,7 +48,7 @@ export async function impersonateUser(app: App, em: EntityManager, actor: Actor 
       await tx.nativeUpdate(User, { id: target.id }, { banned: false, banReason: null, banExpires: null, updatedAt: now });
       Object.assign(target, { banned: false, banReason: null, banExpires: null, updatedAt: now });
     }
-    const issued = issueSession(app, tx, req, { userId: target.id, rememberMe: false, impersonatedBy: actor.userId, expiresInSec: durationSec });
+    const issued = await issueSession(app, tx, req, { userId: target.id, rememberMe: false, impersonatedBy: actor.userId, expiresInSec: durationSec });
     recordAudit(tx, app.clock, actor, {
       action: "impersonate-user",
       targetType: "user",
@@ -104,7 +104,7 @@ export async function stopImpersonating(
       const remainingSec = Math.floor((kept.session.expiresAt.getTime() - app.clock.now().getTime()) / 1000);
       return { kind: "restored", token: adminToken!, auth: kept, cookieMaxAgeSec: kept.session.rememberMe ? remainingSec : null };
     }
-    return { kind: "fresh", issued: issueSession(app, tx, req, { userId: admin!.id }), user: admin! };
+    return { kind: "fresh", issued: await issueSession(app, tx, req, { userId: admin!.id }), user: admin! };
   });
   app.sessionCache.evictUser(auth.user.id);
   return result;

@@ -120,7 +120,7 @@ async function exchange(app: App, em: EntityManager, req: RequestInfo, row: IDev
   const issued = await em.transactional(async (tx) => {
     const consumed = await tx.nativeDelete(DeviceCode, { id: row.id, status: "approved" });
     if (consumed !== 1) throw new OAuthError("INVALID_GRANT", "Invalid device code");
-    return issueSession(app, tx, req, { userId: user.id });
+    return await issueSession(app, tx, req, { userId: user.id });
   });
   const expiresIn = Math.floor((issued.session.expiresAt.getTime() - app.clock.now().getTime()) / 1000);
   return { access_token: issued.token, token_type: "Bearer", expires_in: expiresIn, scope: row.scope ?? "" };

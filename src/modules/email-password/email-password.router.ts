@@ -2,7 +2,6 @@ import type { Context } from "../../trpc/context.ts";
 import { publicProcedure, router } from "../../trpc/init.ts";
 import { assertSafeCallback } from "../../security/origins.ts";
 import { publicUser } from "../session/session.serialize.ts";
-import { userRow } from "../user/user.mapper.ts";
 import * as schema from "./email-password.schema.ts";
 import * as service from "./email-password.service.ts";
 
@@ -18,7 +17,7 @@ export const signUpRouter = router({
     assertSafeCallback(ctx.app, input.callbackURL);
     const result = await service.signUp(ctx.app, ctx.em, ctx.req, input);
     handOverSession(ctx, result);
-    return { token: result.token, user: publicUser(userRow(result.user)) };
+    return { token: result.token, user: publicUser(result.user) };
   }),
 });
 
@@ -27,7 +26,7 @@ function signedInBody(result: service.SignedIn, callbackURL: string | undefined)
     redirect: Boolean(callbackURL),
     token: result.token,
     url: callbackURL ?? null,
-    user: publicUser(userRow(result.user)),
+    user: publicUser(result.user),
   };
 }
 

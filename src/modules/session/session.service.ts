@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { Session, type ISession } from "../../db/entities/index.ts";
-import type { SessionWithUser } from "../../db/session-store/index.ts";
+import type { SessionRow, SessionWithUser } from "../../db/session-store/index.ts";
 import type { PublicSession, PublicUser } from "./session.serialize.ts";
 
 export interface RequestInfo {
@@ -14,7 +14,7 @@ export interface RequestInfo {
 export interface IssuedSession {
   /** The raw token: shown once, never stored. */
   token: string;
-  session: ISession;
+  session: SessionRow;
   /** Cookie Max-Age in seconds; null for a browser-session cookie (rememberMe: false). */
   cookieMaxAgeSec: number | null;
 }
@@ -26,17 +26,19 @@ export interface IssueOptions {
   expiresInSec?: number;
 }
 
-/** Adds a session to `em` (the caller flushes, usually inside its transaction). */
-export function issueSession(app: App, em: EntityManager, req: RequestInfo, opts: IssueOptions): IssuedSession {
+/**
+ * Writes a new session at once (inside the caller's transaction when `em` is one). A native
+ * insert, not the unit of work: a third of the cost on the sign-in path (bench/README).
+ */
+export async function issueSession(app: App, em: EntityManager, req: RequestInfo, opts: IssueOptions): Promise<IssuedSession> {
   const now = app.clock.now();
   const rememberMe = opts.rememberMe ?? true;
   const ttlSec =
     opts.expiresInSec ?? (rememberMe ? app.config.session.expiresInSec : app.config.session.shortExpiresInSec);
   const token = randomToken();
-  const session = em.create(Session, {
+  const session: SessionRow = {
     id: randomUUID(),
-    tokenHash: sha256(token),
-    user: opts.userId,
+    userId: opts.userId,
     expiresAt: new Date(now.getTime() + ttlSec * 1000),
     rememberMe,
     ipAddress: req.ip?.slice(0, 64) ?? null,
@@ -44,7 +46,9 @@ export function issueSession(app: App, em: EntityManager, req: RequestInfo, opts
     impersonatedBy: opts.impersonatedBy ?? null,
     createdAt: now,
     updatedAt: now,
-  });
+  };
+  const { userId, ...columns } = session;
+  await em.insert(Session, { ...columns, user: userId, tokenHash: sha256(token) });
   return { token, session, cookieMaxAgeSec: rememberMe ? ttlSec : null };
 }
 

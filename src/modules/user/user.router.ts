@@ -3,7 +3,6 @@ import { formBoolean, password } from "../../trpc/schema.ts";
 import { authedProcedure } from "../../trpc/init.ts";
 import { handOverSession } from "../email-password/email-password.router.ts";
 import { publicUser } from "../session/session.serialize.ts";
-import { userRow } from "./user.mapper.ts";
 import * as service from "./user.service.ts";
 
 const updateUserInput = z.object({
@@ -30,6 +29,6 @@ export const userProcedures = {
   changePassword: authedProcedure.input(changePasswordInput).mutation(async ({ ctx, input }) => {
     const result = await service.changePassword(ctx.app, ctx.em, ctx.req, ctx.auth, input);
     handOverSession(ctx, result);
-    return { token: result.token, user: publicUser(userRow(result.user)) };
+    return { token: result.token, user: publicUser(result.user) };
   }),
 };

@@ -4,6 +4,7 @@ import { hashPassword, verifyPassword } from "../../crypto/password.ts";
 import { Account, User } from "../../db/entities/index.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
+import { userRow } from "./user.mapper.ts";
 import { CREDENTIAL_PROVIDER, type SignedIn } from "../email-password/email-password.service.ts";
 import { checkPasswordLength, parseUsername } from "../email-password/email-password.rules.ts";
 import { issueSession, revokeAllSessions, type RequestInfo, type ResolvedSession } from "../session/session.service.ts";
@@ -56,13 +57,13 @@ export async function changePassword(
   if (!(await verifyPassword(account.password, input.currentPassword))) throw new AuthError("INVALID_PASSWORD");
   const passwordHash = await hashPassword(input.newPassword);
   const now = app.clock.now();
-  const result = await em.transactional(async (tx) => {
+  const user = userRow(account.user.getEntity());
+  const result = await em.transactional(async (tx): Promise<SignedIn> => {
     await tx.nativeUpdate(Account, { id: account.id }, { password: passwordHash, updatedAt: now });
-    const user = account.user.getEntity();
     if (!input.revokeOtherSessions) return { token: null, cookieMaxAgeSec: null, user };
     // Keep only a fresh session: every earlier one (the current included) is revoked.
     await revokeAllSessions(app, tx, auth.user.id);
-    const issued = issueSession(app, tx, req, { userId: auth.user.id, rememberMe: auth.session.rememberMe });
+    const issued = await issueSession(app, tx, req, { userId: auth.user.id, rememberMe: auth.session.rememberMe });
     return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user };
   });
   if (input.revokeOtherSessions) app.sessionCache.evictUser(auth.user.id); // again, after commit
