@@ -9,15 +9,11 @@ import {
   type IssuedSession,
   type RequestInfo,
   type ResolvedSession,
+  bannedUser,
 } from "../session/session.service.ts";
 import { recordAudit, type Actor } from "./audit.service.ts";
 import { assertPermission, isAdminUser } from "./permissions.ts";
 import { getUser } from "./sessions.service.ts";
-
-/** The answer of a sign-in path to a banned user, with the operator's message (CONTRACT.md §3). */
-export function bannedUser(app: App): AuthError {
-  return new AuthError("BANNED_USER", { message: app.config.admin.bannedUserMessage });
-}
 
 export interface ImpersonateInput {
   userId: string;

@@ -4,7 +4,7 @@ import type { App } from "../../app.ts";
 import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { DeviceCode, User, type IDeviceCode } from "../../db/entities/index.ts";
 import { AuthError, OAuthError } from "../../errors.ts";
-import { isBanActive, issueSession, type RequestInfo } from "../session/session.service.ts";
+import { bannedUser, isBanActive, issueSession, type RequestInfo } from "../session/session.service.ts";
 import { userRow } from "../user/user.mapper.ts";
 import { formatUserCode, generateUserCode, normalizeUserCode, verificationUris } from "./device.rules.ts";
 
@@ -154,7 +154,7 @@ export async function decide(app: App, em: EntityManager, rawUserCode: string, u
   if (decision === "approved") {
     // Fresh from the database: a ban made elsewhere may not have reached this instance's session cache.
     const user = await em.findOne(User, { id: userId });
-    if (!user || isBanActive(userRow(user), app.clock.now())) throw new AuthError("BANNED_USER");
+    if (!user || isBanActive(userRow(user), app.clock.now())) throw bannedUser(app);
   }
   const updated = await em.nativeUpdate(DeviceCode, { id: row.id, status: "pending", user: userId }, { status: decision });
   if (updated !== 1) throw new AuthError("DEVICE_CODE_ALREADY_PROCESSED");

@@ -6,7 +6,7 @@ import { Account, User } from "../../db/entities/index.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
-import { isBanActive, issueSession, type RequestInfo } from "../session/session.service.ts";
+import { bannedUser, isBanActive, issueSession, type RequestInfo } from "../session/session.service.ts";
 import { sendsVerificationOnSignUp, sendVerificationLater } from "../verification/email-verification.service.ts";
 import { checkPasswordLength, parseEmail, parseUsername } from "./email-password.rules.ts";
 
@@ -107,7 +107,7 @@ export async function signInWithPassword(
   if (!(await verifyPassword(credential.passwordHash, password))) throw new AuthError(failure);
   const { user } = credential;
   const now = app.clock.now();
-  if (isBanActive(user, now)) throw new AuthError("BANNED_USER", { message: app.config.admin.bannedUserMessage });
+  if (isBanActive(user, now)) throw bannedUser(app);
   if (app.config.emailAndPassword.requireEmailVerification && !user.emailVerified) {
     // A fresh link for whoever proved the password (at most one mail a minute per user).
     sendVerificationLater(app, req.requestId, user, callbackURL);

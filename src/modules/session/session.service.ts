@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { randomToken, sha256 } from "../../crypto/tokens.ts";
+import { AuthError } from "../../errors.ts";
 import { Session, type ISession } from "../../db/entities/index.ts";
 import type { SessionRow, SessionWithUser } from "../../db/session-store/index.ts";
 import type { PublicSession, PublicUser } from "./session.serialize.ts";
@@ -57,6 +58,11 @@ export interface ResolvedSession extends SessionWithUser {
   extended: boolean;
   /** The get-session answer, serialized once per cache entry. */
   body: { session: PublicSession; user: PublicUser };
+}
+
+/** The answer of every sign-in path to a banned user, with the operator's message (CONTRACT.md §3). */
+export function bannedUser(app: App): AuthError {
+  return new AuthError("BANNED_USER", { message: app.config.admin.bannedUserMessage });
 }
 
 export function isBanActive(user: { banned: boolean; banExpires: Date | null }, now: Date): boolean {
