@@ -1,0 +1,151 @@
+import { LockMode, type EntityManager } from "@mikro-orm/core";
+import type { App } from "../../app.ts";
+import { Account, User, type IAccount } from "../../db/entities/index.ts";
+import { AuthError } from "../../errors.ts";
+import { splitScopes, type OAuthProvider } from "../../oauth/providers/index.ts";
+import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
+import { providerFailure } from "./oauth.service.ts";
+import { getProvider, oauthRuntime } from "./runtime.ts";
+import { openTokens, sealTokens, type OpenedTokens } from "./tokens.ts";
+
+/** get-access-token refreshes first when the token expires within this (CONTRACT.md §5). */
+export const REFRESH_MARGIN_MS = 5_000;
+
+export interface AccountRef {
+  providerId: string;
+  accountId?: string | undefined;
+}
+
+/** CONTRACT.md §2: never a token or a password hash. */
+export function publicAccount(a: IAccount) {
+  return {
+    id: a.id,
+    providerId: a.providerId,
+    accountId: a.accountId,
+    userId: a.user.id,
+    scopes: splitScopes(a.scope),
+    createdAt: a.createdAt.toISOString(),
+    updatedAt: a.updatedAt.toISOString(),
+  };
+}
+
+export async function listAccounts(em: EntityManager, userId: string) {
+  const accounts = await em.find(Account, { user: userId }, { orderBy: { createdAt: "asc", id: "asc" } });
+  return accounts.map(publicAccount);
+}
+
+/** One of the caller's accounts at a configured provider (400 PROVIDER_NOT_FOUND otherwise). */
+async function ownProviderAccount(app: App, em: EntityManager, userId: string, ref: AccountRef) {
+  const provider = getProvider(app, ref.providerId);
+  const account = await em.findOne(
+    Account,
+    { user: userId, providerId: provider.name, ...(ref.accountId ? { accountId: ref.accountId } : {}) },
+    { orderBy: { createdAt: "asc" } },
+  );
+  if (!account) throw new AuthError("ACCOUNT_NOT_FOUND");
+  return { provider, account };
+}
+
+function open(app: App, requestId: string, account: IAccount): OpenedTokens {
+  try {
+    return openTokens(oauthRuntime(app).aead, account);
+  } catch (err) {
+    // Sealed under a key this instance no longer has, or altered in the database.
+    app.logger.error({ requestId, accountId: account.id, err: (err as Error).message }, "stored provider token does not open");
+    throw new AuthError("FAILED_TO_GET_ACCESS_TOKEN");
+  }
+}
+
+/** RFC 6749 §6 with the stored refresh token; the new tokens are sealed and stored. */
+async function refreshStored(app: App, em: EntityManager, requestId: string, provider: OAuthProvider, account: IAccount, refreshToken: string) {
+  let tokens;
+  try {
+    tokens = await provider.refresh(refreshToken);
+  } catch (err) {
+    throw providerFailure(app, requestId, provider.name, "token refresh", err);
+  }
+  const now = app.clock.now();
+  const sealed = sealTokens(oauthRuntime(app).aead, account.id, tokens, splitScopes(account.scope), now);
+  await em.nativeUpdate(Account, { id: account.id }, { ...sealed, updatedAt: now });
+  const stored = { ...account, ...sealed } as IAccount;
+  return { account: stored, tokens: open(app, requestId, stored) };
+}
+
+/** POST /refresh-token */
+export async function refreshAccountTokens(app: App, em: EntityManager, requestId: string, userId: string, ref: AccountRef) {
+  const { provider, account } = await ownProviderAccount(app, em, userId, ref);
+  const { refreshToken } = open(app, requestId, account);
+  if (!refreshToken) throw new AuthError("REFRESH_TOKEN_NOT_FOUND");
+  const fresh = await refreshStored(app, em, requestId, provider, account, refreshToken);
+  return {
+    accessToken: fresh.tokens.accessToken,
+    refreshToken: fresh.tokens.refreshToken,
+    accessTokenExpiresAt: fresh.account.accessTokenExpiresAt?.toISOString() ?? null,
+    refreshTokenExpiresAt: fresh.account.refreshTokenExpiresAt?.toISOString() ?? null,
+    scope: fresh.account.scope ?? null,
+    idToken: fresh.tokens.idToken,
+    providerId: account.providerId,
+    accountId: account.accountId,
+  };
+}
+
+/** The stored access token, refreshed first when it expires within 5 s and a refresh token is stored. */
+async function liveAccessToken(app: App, em: EntityManager, requestId: string, provider: OAuthProvider, account: IAccount) {
+  const tokens = open(app, requestId, account);
+  if (!tokens.accessToken) throw new AuthError("FAILED_TO_GET_ACCESS_TOKEN");
+  const expiresAt = account.accessTokenExpiresAt?.getTime() ?? null;
+  const expiring = expiresAt !== null && expiresAt - app.clock.now().getTime() < REFRESH_MARGIN_MS;
+  if (expiring && tokens.refreshToken) return refreshStored(app, em, requestId, provider, account, tokens.refreshToken);
+  return { account, tokens };
+}
+
+/** POST /get-access-token */
+export async function getAccessToken(app: App, em: EntityManager, requestId: string, userId: string, ref: AccountRef) {
+  const { provider, account } = await ownProviderAccount(app, em, userId, ref);
+  const live = await liveAccessToken(app, em, requestId, provider, account);
+  return {
+    accessToken: live.tokens.accessToken!,
+    accessTokenExpiresAt: live.account.accessTokenExpiresAt?.toISOString() ?? null,
+    scopes: splitScopes(live.account.scope),
+    ...(live.tokens.idToken ? { idToken: live.tokens.idToken } : {}),
+  };
+}
+
+/** GET /account-info: a live user-info call with the stored (refreshed if needed) token. */
+export async function accountInfo(app: App, em: EntityManager, requestId: string, userId: string, accountId: string) {
+  const account = await em.findOne(
+    Account,
+    { user: userId, accountId, providerId: { $ne: CREDENTIAL_PROVIDER } },
+    { orderBy: { createdAt: "asc" } },
+  );
+  if (!account) throw new AuthError("ACCOUNT_NOT_FOUND");
+  const provider = getProvider(app, account.providerId);
+  const live = await liveAccessToken(app, em, requestId, provider, account);
+  let profile;
+  try {
+    profile = await provider.fetchProfile(live.tokens.accessToken!);
+  } catch (err) {
+    throw providerFailure(app, requestId, provider.name, "account info", err);
+  }
+  const { id, name, email, image, emailVerified } = profile.user;
+  return { user: { id, name, email, image, emailVerified }, data: profile.raw };
+}
+
+/**
+ * POST /unlink-account: never the last way to sign in (a credential account counts). The
+ * user's row is locked first (SELECT ... FOR UPDATE on PostgreSQL; SQLite has one writer), so
+ * two unlinks racing for the last two accounts cannot both win.
+ */
+export async function unlinkAccount(app: App, em: EntityManager, userId: string, ref: AccountRef): Promise<void> {
+  await em.transactional(async (tx) => {
+    await tx.findOne(User, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const accounts = await tx.find(Account, { user: userId }, { orderBy: { createdAt: "asc" } });
+    const target = accounts.find((a) => a.providerId === ref.providerId && (!ref.accountId || a.accountId === ref.accountId));
+    if (!target) {
+      const known = ref.providerId === CREDENTIAL_PROVIDER || oauthRuntime(app).providers.has(ref.providerId);
+      throw new AuthError(known ? "ACCOUNT_NOT_FOUND" : "PROVIDER_NOT_FOUND");
+    }
+    if (accounts.length <= 1) throw new AuthError("FAILED_TO_UNLINK_LAST_ACCOUNT");
+    await tx.nativeDelete(Account, { id: target.id });
+  });
+}

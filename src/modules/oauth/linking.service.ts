@@ -1,0 +1,185 @@
+import { randomUUID } from "node:crypto";
+import { LockMode, UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/core";
+import type { App } from "../../app.ts";
+import { Account, User, type IUser } from "../../db/entities/index.ts";
+import { mapUniqueViolation } from "../../db/unique.ts";
+import { AuthError } from "../../errors.ts";
+import type { OAuthProvider, StandardUserInfo, TokenSet } from "../../oauth/providers/index.ts";
+import { bannedUser, isBanActive, issueSession, revokeAllSessions, type RequestInfo } from "../session/session.service.ts";
+import { userRow } from "../user/user.mapper.ts";
+import { oauthRuntime } from "./runtime.ts";
+import { sealTokens } from "./tokens.ts";
+
+/** A provider's answer at the callback: who the user is there, and the tokens it issued. */
+export interface ProviderLogin {
+  provider: OAuthProvider;
+  /** Email already normalized (lower-cased, CONTRACT.md §2). */
+  profile: StandardUserInfo;
+  tokens: TokenSet;
+  requestedScopes: string[];
+}
+
+export interface SocialSignIn {
+  userId: string;
+  token: string;
+  cookieMaxAgeSec: number | null;
+  isNewUser: boolean;
+}
+
+/** The provider vouches for the address: it says so, or the operator trusts it (`trustedProviders`). */
+function emailProven(app: App, login: ProviderLogin): boolean {
+  return login.profile.emailVerified || app.config.trustedProviders.includes(login.provider.name);
+}
+
+/** 403 BANNED_USER for an active ban (CONTRACT.md §4); true when an expired ban is still on record. */
+function checkBan(app: App, user: IUser, now: Date): boolean {
+  if (isBanActive(userRow(user), now)) throw bannedUser(app);
+  return user.banned;
+}
+
+/**
+ * The user row, read FOR SHARE (PostgreSQL; SQLite runs one writer at a time) in the
+ * transaction that issues the session: a concurrent ban, which locks the row before ending
+ * sessions, either commits first and is seen here, or waits and then ends this session too.
+ */
+function findUserLocked(tx: EntityManager, where: { id: string } | { email: string }): Promise<IUser | null> {
+  return tx.findOne(User, where, { lockMode: LockMode.PESSIMISTIC_READ, refresh: true });
+}
+
+async function insertAccount(app: App, tx: EntityManager, userId: string, login: ProviderLogin, now: Date): Promise<void> {
+  const id = randomUUID();
+  await tx.insert(Account, {
+    id,
+    user: userId,
+    providerId: login.provider.name,
+    accountId: login.profile.id,
+    password: null,
+    ...sealTokens(oauthRuntime(app).aead, id, login.tokens, login.requestedScopes, now),
+    createdAt: now,
+    updatedAt: now,
+  });
+}
+
+async function updateTokens(app: App, tx: EntityManager, accountId: string, login: ProviderLogin, now: Date): Promise<void> {
+  const sealed = sealTokens(oauthRuntime(app).aead, accountId, login.tokens, login.requestedScopes, now);
+  await tx.nativeUpdate(Account, { id: accountId }, { ...sealed, updatedAt: now });
+}
+
+/** Lifts an expired ban (like password sign-in) and marks the email verified; true when the row changed. */
+async function updateUser(tx: EntityManager, userId: string, change: { liftsBan: boolean; verifies: boolean }, now: Date): Promise<boolean> {
+  if (!change.liftsBan && !change.verifies) return false;
+  await tx.nativeUpdate(User, { id: userId }, {
+    ...(change.liftsBan ? { banned: false, banReason: null, banExpires: null } : {}),
+    ...(change.verifies ? { emailVerified: true } : {}),
+    updatedAt: now,
+  });
+  return true;
+}
+
+/**
+ * Uniqueness is the database's (ARCHITECTURE.md style 7). Two callbacks for one provider
+ * account, or a sign-up racing a social sign-in for one email: one transaction hits the unique
+ * index and rolls back, and the rules run once more, now seeing the winner's row (same user:
+ * rule 1; another user: 409).
+ */
+async function withUniqueRetry<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  try {
+    return await em.transactional(work);
+  } catch (err) {
+    if (!(err instanceof UniqueConstraintViolationException)) throw err;
+  }
+  try {
+    return await mapUniqueViolation(() => em.transactional(work));
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) throw new AuthError("ACCOUNT_ALREADY_LINKED_TO_DIFFERENT_USER", { cause: err });
+    throw err;
+  }
+}
+
+type Resolved = SocialSignIn & { userChanged: boolean };
+
+/** CONTRACT.md §5, the seed's three rules with the linking-safety rule, in one transaction. */
+async function resolveSignIn(app: App, tx: EntityManager, req: RequestInfo, login: ProviderLogin): Promise<Resolved> {
+  const now = app.clock.now();
+  const { provider, profile } = login;
+  const proven = emailProven(app, login);
+  const requireVerified = app.config.emailAndPassword.requireEmailVerification;
+
+  const linked = await tx.findOne(Account, { providerId: provider.name, accountId: profile.id });
+  const user = linked ? await findUserLocked(tx, { id: linked.user.id }) : null;
+  if (linked && user) {
+    // Rule 1: already linked: fresh tokens, new session.
+    const liftsBan = checkBan(app, user, now);
+    const verifies = proven && !user.emailVerified && user.email === profile.email;
+    if (requireVerified && !user.emailVerified && !verifies) throw new AuthError("EMAIL_NOT_VERIFIED");
+    await updateTokens(app, tx, linked.id, login, now);
+    const userChanged = await updateUser(tx, user.id, { liftsBan, verifies }, now);
+    const issued = await issueSession(app, tx, req, { userId: user.id });
+    return { userId: user.id, token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, isNewUser: false, userChanged };
+  }
+
+  const existing = await findUserLocked(tx, { email: profile.email });
+  if (existing) {
+    // Rule 2, linking safety: only an address the provider vouches for links to a local user.
+    if (!proven) throw new AuthError("ACCOUNT_NOT_LINKED");
+    const liftsBan = checkBan(app, existing, now);
+    const takesOver = !existing.emailVerified;
+    if (takesOver) {
+      // Pre-account-takeover defence: whoever registered this address without proving it loses
+      // access: the unverified password and anything else linked to the account, every session.
+      await tx.nativeDelete(Account, { user: existing.id });
+      await revokeAllSessions(app, tx, existing.id);
+    }
+    await insertAccount(app, tx, existing.id, login, now);
+    const userChanged = await updateUser(tx, existing.id, { liftsBan, verifies: takesOver }, now);
+    const issued = await issueSession(app, tx, req, { userId: existing.id });
+    return { userId: existing.id, token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, isNewUser: false, userChanged };
+  }
+
+  // Rule 3: a new user, emailVerified as the provider says.
+  if (requireVerified && !proven) throw new AuthError("EMAIL_NOT_VERIFIED");
+  const userId = randomUUID();
+  await tx.insert(User, {
+    id: userId,
+    email: profile.email,
+    emailVerified: proven,
+    name: profile.name ?? "",
+    image: profile.image,
+    username: null,
+    displayUsername: null,
+    role: app.config.admin.defaultRole,
+    banned: false,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await insertAccount(app, tx, userId, login, now);
+  const issued = await issueSession(app, tx, req, { userId });
+  return { userId, token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, isNewUser: true, userChanged: false };
+}
+
+export async function signInWithProvider(app: App, em: EntityManager, req: RequestInfo, login: ProviderLogin): Promise<SocialSignIn> {
+  const { userChanged, ...signedIn } = await withUniqueRetry(em, (tx) => resolveSignIn(app, tx, req, login));
+  // Cached sessions carry the user row: evict again after the commit.
+  if (userChanged) app.sessionCache.evictUser(signedIn.userId);
+  return signedIn;
+}
+
+/**
+ * /link-social's callback: the provider account joins the signed-in user who started the flow,
+ * whatever its email; 409 when it already belongs to someone else. No new session.
+ */
+export async function linkToUser(app: App, em: EntityManager, userId: string, login: ProviderLogin): Promise<void> {
+  await withUniqueRetry(em, async (tx) => {
+    const now = app.clock.now();
+    const linked = await tx.findOne(Account, { providerId: login.provider.name, accountId: login.profile.id });
+    if (linked) {
+      if (linked.user.id !== userId) throw new AuthError("ACCOUNT_ALREADY_LINKED_TO_DIFFERENT_USER");
+      await updateTokens(app, tx, linked.id, login, now);
+      return;
+    }
+    const user = await findUserLocked(tx, { id: userId });
+    if (!user) throw new AuthError("USER_NOT_FOUND");
+    checkBan(app, user, now);
+    await insertAccount(app, tx, userId, login, now);
+  });
+}

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { callbackURL, formBoolean } from "../../trpc/schema.ts";
+
+/** A configured name or not: unknown names answer 400 PROVIDER_NOT_FOUND, not a validation error. */
+const providerName = z.string().min(1, "is required").max(64);
+/** RFC 6749 §3.3 scope-token. */
+const scopes = z.array(z.string().min(1).max(256).regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, "is not a scope token")).max(32).optional();
+
+export const signInSocialInput = z.object({
+  provider: providerName,
+  callbackURL,
+  errorCallbackURL: callbackURL,
+  newUserCallbackURL: callbackURL,
+  disableRedirect: formBoolean.optional(),
+  scopes,
+});
+
+export const linkSocialInput = z.object({
+  provider: providerName,
+  callbackURL,
+  errorCallbackURL: callbackURL,
+  disableRedirect: formBoolean.optional(),
+  scopes,
+});
+
+/**
+ * RFC 6749 §4.1.2 / §4.1.2.1 authorization response (plus RFC 9207 `iss`). Missing code or
+ * state is the contract's INVALID_CALLBACK_REQUEST, so both are optional here.
+ */
+export const callbackInput = z.object({
+  provider: providerName,
+  code: z.string().max(4096).optional(),
+  state: z.string().max(512).optional(),
+  error: z.string().max(256).optional(),
+  error_description: z.string().max(1024).optional(),
+  iss: z.string().max(2048).optional(),
+});
+
+export const accountRefInput = z.object({
+  providerId: z.string().min(1, "is required").max(255),
+  accountId: z.string().min(1).max(255).optional(),
+});
+
+export const accountInfoInput = z.object({ accountId: z.string().min(1, "is required").max(255) });

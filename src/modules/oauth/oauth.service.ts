@@ -1,0 +1,131 @@
+import type { EntityManager } from "@mikro-orm/core";
+import { z } from "zod";
+import type { App } from "../../app.ts";
+import { codeChallengeS256, createCodeVerifier } from "../../crypto/pkce.ts";
+import { randomToken } from "../../crypto/tokens.ts";
+import { AuthError } from "../../errors.ts";
+import { HttpError } from "../../http/client.ts";
+import { callbackWith } from "../../mail/links.ts";
+import { ProfileError, type OAuthProvider } from "../../oauth/providers/index.ts";
+import { normalizeEmail } from "../email-password/email-password.rules.ts";
+import type { RequestInfo } from "../session/session.service.ts";
+import { linkToUser, signInWithProvider, type SocialSignIn } from "./linking.service.ts";
+import { getProvider, redirectUri } from "./runtime.ts";
+import { consumeState, saveState } from "./state.ts";
+
+type RequestMeta = RequestInfo & { requestId: string };
+
+export interface StartInput {
+  provider: string;
+  callbackURL?: string | undefined;
+  errorCallbackURL?: string | undefined;
+  newUserCallbackURL?: string | undefined;
+  scopes?: string[] | undefined;
+  /** /link-social: the signed-in caller. */
+  linkUserId?: string | null;
+}
+
+/** POST /sign-in/social and /link-social: the provider's authorization URL (RFC 6749 §4.1.1). */
+export async function startAuthorization(app: App, em: EntityManager, input: StartInput): Promise<string> {
+  const provider = getProvider(app, input.provider);
+  const codeVerifier = createCodeVerifier();
+  const scopes = [...new Set([...provider.defaultScopes, ...(input.scopes ?? [])])];
+  const nonce = provider.usesNonce ? randomToken(16) : null;
+  const state = await saveState(app, em, {
+    provider: provider.name,
+    callbackURL: input.callbackURL || null,
+    errorCallbackURL: input.errorCallbackURL || null,
+    newUserCallbackURL: input.newUserCallbackURL || null,
+    codeVerifier,
+    linkUserId: input.linkUserId ?? null,
+    scopes,
+    nonce,
+  });
+  return provider.authorizationUrl({ state, codeChallenge: codeChallengeS256(codeVerifier), redirectUri: redirectUri(app, provider.name), scopes, nonce });
+}
+
+/** A failure once the state is known: the router redirects to its errorCallbackURL when there is one. */
+export class CallbackFailure extends Error {
+  override name = "CallbackFailure";
+  constructor(
+    readonly error: AuthError,
+    readonly errorCallbackURL: string | null,
+    /** The provider's own `error` parameter (RFC 6749 §4.1.2.1), when it sent one. */
+    readonly providerError: string | null = null,
+  ) {
+    super(error.message, { cause: error });
+  }
+}
+
+function describeCause(err: unknown): Record<string, unknown> {
+  if (err instanceof HttpError) {
+    return { kind: err.kind, target: err.target, status: err.status, oauthError: err.oauthError, detail: (err.cause as Error | undefined)?.message };
+  }
+  if (err instanceof Error) return { name: err.name, code: (err as { code?: unknown }).code, message: err.message.slice(0, 300) };
+  return { message: "a non-Error was thrown" };
+}
+
+/**
+ * 500 OAUTH_PROVIDER_ERROR: the public message is fixed (src/errors.ts); the cause goes to the
+ * log with the request id, and never a token or a code (HttpError carries neither).
+ */
+export function providerFailure(app: App, requestId: string, provider: string, step: string, err: unknown): AuthError {
+  app.logger.error({ requestId, provider, step, cause: describeCause(err) }, "oauth provider failure");
+  return new AuthError("OAUTH_PROVIDER_ERROR", { cause: err });
+}
+
+async function upstream<T>(app: App, req: RequestMeta, provider: OAuthProvider, step: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw providerFailure(app, req.requestId, provider.name, step, err);
+  }
+}
+
+export interface CallbackInput {
+  provider: string;
+  code?: string | undefined;
+  state?: string | undefined;
+  error?: string | undefined;
+}
+
+export type CallbackOutcome = { kind: "signed-in"; session: SocialSignIn; redirectTo: string } | { kind: "linked"; redirectTo: string };
+
+const emailFormat = z.email();
+
+/** GET /callback/{provider}: state, code exchange with the stored verifier, user info, the linking rules. */
+export async function handleCallback(app: App, em: EntityManager, req: RequestMeta, input: CallbackInput): Promise<CallbackOutcome> {
+  const provider = getProvider(app, input.provider);
+  if (!input.state) throw new AuthError("INVALID_CALLBACK_REQUEST");
+  const state = await consumeState(app, em, input.state);
+  if (!state) throw new AuthError("STATE_MISMATCH");
+  // RFC 9700 §4.4 mix-up defence: a state answers only at the provider it was issued for.
+  if (state.provider !== provider.name) throw new CallbackFailure(new AuthError("STATE_MISMATCH"), state.errorCallbackURL);
+  const providerError = input.error ? input.error.replace(/[^A-Za-z0-9_.-]/g, "").slice(0, 64) : null;
+  if (providerError || !input.code) {
+    throw new CallbackFailure(new AuthError("INVALID_CALLBACK_REQUEST"), state.errorCallbackURL, providerError);
+  }
+  const code = input.code;
+  try {
+    const redirect = redirectUri(app, provider.name);
+    const tokens = await upstream(app, req, provider, "token exchange", () =>
+      provider.exchangeCode({ code, codeVerifier: state.codeVerifier, redirectUri: redirect }),
+    );
+    const { user } = await upstream(app, req, provider, "user info", () => provider.userInfo(tokens, { nonce: state.nonce }));
+    const email = normalizeEmail(user.email);
+    if (email.length > 320 || !emailFormat.safeParse(email).success) {
+      throw providerFailure(app, req.requestId, provider.name, "user info", new ProfileError("the email is not an address"));
+    }
+    const login = { provider, profile: { ...user, email }, tokens, requestedScopes: state.scopes };
+    if (state.linkUserId) {
+      await linkToUser(app, em, state.linkUserId, login);
+      return { kind: "linked", redirectTo: callbackWith(app, state.callbackURL ?? "/", {}) };
+    }
+    const session = await signInWithProvider(app, em, req, login);
+    const target = session.isNewUser && state.newUserCallbackURL ? state.newUserCallbackURL : (state.callbackURL ?? "/");
+    return { kind: "signed-in", session, redirectTo: callbackWith(app, target, {}) };
+  } catch (err) {
+    if (err instanceof AuthError) throw new CallbackFailure(err, state.errorCallbackURL);
+    throw err;
+  }
+}

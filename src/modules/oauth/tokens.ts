@@ -1,0 +1,57 @@
+import type { Aead } from "../../crypto/aead.ts";
+import type { IAccount } from "../../db/entities/index.ts";
+import type { TokenSet } from "../../oauth/providers/index.ts";
+
+/**
+ * Provider tokens at rest (CONTRACT.md §5): each sealed with AES-256-GCM, its associated data
+ * naming the account row and the column, so a sealed token copied into another row or column
+ * does not open.
+ */
+type TokenColumn = "access_token" | "refresh_token" | "id_token";
+
+function aad(accountId: string, column: TokenColumn): string {
+  return `accounts:${accountId}:${column}`;
+}
+
+export interface SealedTokens {
+  accessToken: string;
+  refreshToken?: string;
+  idToken?: string;
+  accessTokenExpiresAt: Date | null;
+  refreshTokenExpiresAt?: Date | null;
+  scope: string;
+}
+
+/**
+ * The account columns for a fresh token set. A response without a refresh or id token keeps the
+ * stored ones (RFC 6749 §6: the server may keep the refresh token); one without `scope` was
+ * granted what was asked (RFC 6749 §5.1).
+ */
+export function sealTokens(aead: Aead, accountId: string, tokens: TokenSet, requestedScopes: string[], now: Date): SealedTokens {
+  const at = (sec: number | null) => (sec === null ? null : new Date(now.getTime() + sec * 1000));
+  return {
+    accessToken: aead.encrypt(tokens.accessToken, aad(accountId, "access_token")),
+    ...(tokens.refreshToken
+      ? { refreshToken: aead.encrypt(tokens.refreshToken, aad(accountId, "refresh_token")), refreshTokenExpiresAt: at(tokens.refreshTokenExpiresInSec) }
+      : {}),
+    ...(tokens.idToken ? { idToken: aead.encrypt(tokens.idToken, aad(accountId, "id_token")) } : {}),
+    accessTokenExpiresAt: at(tokens.expiresInSec),
+    scope: (tokens.scopes ?? requestedScopes).join(" "),
+  };
+}
+
+export interface OpenedTokens {
+  accessToken: string | null;
+  refreshToken: string | null;
+  idToken: string | null;
+}
+
+/** Throws AeadError when a token does not open (tampered, or sealed under a retired key). */
+export function openTokens(aead: Aead, account: Pick<IAccount, "id" | "accessToken" | "refreshToken" | "idToken">): OpenedTokens {
+  const open = (value: string | null | undefined, column: TokenColumn) => (value ? aead.decrypt(value, aad(account.id, column)) : null);
+  return {
+    accessToken: open(account.accessToken, "access_token"),
+    refreshToken: open(account.refreshToken, "refresh_token"),
+    idToken: open(account.idToken, "id_token"),
+  };
+}

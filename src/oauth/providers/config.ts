@@ -1,0 +1,87 @@
+import { z } from "zod";
+import type { MapUserInfo } from "./provider.ts";
+
+/**
+ * `providers` in the config: operator-chosen names (the `{provider}` path segment) mapped to a
+ * built-in (`google`, `github`, `discord`: client id and secret suffice) or any OAuth 2.0
+ * provider (`oauth2`: every URL and a mapUserInfo function). A missing URL or secret fails
+ * validation at start, with the provider's name in the key path (`providers.acme.tokenUrl`).
+ */
+
+const httpUrl = z
+  .string()
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), "must be an absolute http(s) URL");
+const secret = z.string().min(1, "is required");
+const scopes = z.array(z.string().min(1).max(256).regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, "must be one RFC 6749 §3.3 scope token")).max(64);
+/** Extra authorization request parameters (e.g. `prompt`, `access_type`); the flow's own always win. */
+const authorizationParams = z.record(z.string().min(1), z.string()).optional();
+
+const builtIn = {
+  clientId: secret,
+  clientSecret: secret,
+  /** Replace the default scopes. */
+  scopes: scopes.optional(),
+  authorizationParams,
+  /** Endpoint overrides, for proxies and tests. */
+  authUrl: httpUrl.optional(),
+  tokenUrl: httpUrl.optional(),
+  userInfoUrl: httpUrl.optional(),
+};
+
+export const providerConfigSchema = z.discriminatedUnion("type", [
+  z
+    .object({
+      type: z.literal("oauth2"),
+      clientId: secret,
+      clientSecret: secret,
+      authUrl: httpUrl,
+      tokenUrl: httpUrl,
+      userInfoUrl: httpUrl,
+      scopes: scopes.default([]),
+      mapUserInfo: z.custom<MapUserInfo>((v) => typeof v === "function", "must be a function"),
+      /** RFC 6749 §2.3.1: Basic is the one every server must accept. */
+      tokenEndpointAuthMethod: z.enum(["client_secret_basic", "client_secret_post"]).default("client_secret_basic"),
+      authorizationParams,
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal("google"),
+      ...builtIn,
+      /** Expected `iss` of the id_token (default: Google's two spellings). */
+      issuer: z.string().min(1).optional(),
+      /** Where the id_token's signing keys are published. */
+      jwksUrl: httpUrl.optional(),
+    })
+    .strict(),
+  z.object({ type: z.literal("github"), ...builtIn, emailsUrl: httpUrl.optional() }).strict(),
+  z.object({ type: z.literal("discord"), ...builtIn }).strict(),
+]);
+
+export type ProviderConfig = z.output<typeof providerConfigSchema>;
+
+/** Names become the `{provider}` path segment and the accounts' providerId. */
+const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+export const providersSchema = z
+  .record(z.string(), providerConfigSchema)
+  .superRefine((providers, ctx) => {
+    for (const name of Object.keys(providers)) {
+      if (!PROVIDER_NAME.test(name)) ctx.addIssue({ code: "custom", path: [name], message: "provider names are lower-case letters, digits, - and _ (64 at most)" });
+      else if (name === "credential") ctx.addIssue({ code: "custom", path: [name], message: "is reserved for email and password accounts" });
+    }
+  })
+  .default({});
+
+/** Outgoing HTTP to providers (src/http): timeouts, size cap, and a dispatcher tests may inject. */
+export const httpConfigSchema = z
+  .object({
+    connectTimeoutMs: z.number().int().positive().max(60_000).default(5_000),
+    headersTimeoutMs: z.number().int().positive().max(120_000).default(10_000),
+    bodyTimeoutMs: z.number().int().positive().max(120_000).default(10_000),
+    maxResponseBytes: z.number().int().positive().max(16 * 1024 * 1024).default(1024 * 1024),
+    /** An undici Dispatcher (Agent, MockAgent); default: one Agent per instance with the limits above. */
+    dispatcher: z.custom<import("undici").Dispatcher>((v) => typeof (v as { dispatch?: unknown } | null)?.dispatch === "function", "must be an undici Dispatcher").optional(),
+  })
+  .strict()
+  .prefault({});

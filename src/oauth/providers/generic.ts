@@ -1,0 +1,34 @@
+import type { ProviderConfig } from "./config.ts";
+import { buildAuthorizationUrl, exchangeCode, getRawProfile, refreshTokens, type ClientCredentials } from "./oauth2.ts";
+import { toStandardUserInfo, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";
+
+type GenericConfig = Extract<ProviderConfig, { type: "oauth2" }>;
+
+/**
+ * Any OAuth 2.0 provider (the seed's auth_url, token_url, user_info_url, map_user_info): the
+ * operator's mapUserInfo turns the raw user-info JSON into the standard form; a result without
+ * id or email fails the flow.
+ */
+export function genericProvider(name: string, config: GenericConfig, { http }: ProviderContext): OAuthProvider {
+  const client: ClientCredentials = {
+    clientId: config.clientId,
+    clientSecret: config.clientSecret,
+    tokenUrl: config.tokenUrl,
+    authMethod: config.tokenEndpointAuthMethod,
+  };
+  const fetchProfile = async (accessToken: string): Promise<ProviderProfile> => {
+    const raw = await getRawProfile(http, config.userInfoUrl, accessToken);
+    return { user: toStandardUserInfo(await config.mapUserInfo(raw)), raw };
+  };
+  return {
+    name,
+    type: "oauth2",
+    defaultScopes: config.scopes,
+    usesNonce: false,
+    authorizationUrl: (request) => buildAuthorizationUrl(config.authUrl, config.clientId, request, config.authorizationParams),
+    exchangeCode: (input) => exchangeCode(http, client, input),
+    refresh: (refreshToken) => refreshTokens(http, client, refreshToken),
+    userInfo: (tokens) => fetchProfile(tokens.accessToken),
+    fetchProfile,
+  };
+}
