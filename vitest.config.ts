@@ -2,11 +2,21 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Files run in parallel workers; each builds its own server and database.
     pool: "forks",
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: { name: "integration", include: ["test/integration/**/*.test.ts", "test/browser/**/*.test.ts", "src/**/*.test.ts"] },
+      },
+      {
+        // Real server processes (bin/portcullis.mjs serve): multi-instance, SIGKILL/SIGTERM.
+        extends: true,
+        test: { name: "process", include: ["test/process/**/*.test.ts"], testTimeout: 240_000, hookTimeout: 120_000 },
+      },
+    ],
   },
 });

@@ -52,7 +52,17 @@ export const routes: Route[] = [
   { method: "POST", path: "/admin/revoke-user-sessions", procedure: "admin.revokeUserSessions", input: "body" },
   { method: "POST", path: "/admin/has-permission", procedure: "admin.hasPermission", input: "body" },
   { method: "GET", path: "/admin/list-audit-events", procedure: "admin.listAuditEvents", input: "query" },
+  { method: "POST", path: "/sign-in/social", procedure: "signIn.social", input: "body" },
+  { method: "GET", path: "/callback/:provider", procedure: "callback", input: "query" },
+  { method: "POST", path: "/callback/:provider", procedure: "callbackPost", input: "body", form: true },
+  { method: "POST", path: "/link-social", procedure: "linkSocial", input: "body" },
+  { method: "POST", path: "/get-access-token", procedure: "getAccessToken", input: "body" },
+  { method: "POST", path: "/refresh-token", procedure: "refreshToken", input: "body" },
+  { method: "GET", path: "/account-info", procedure: "accountInfo", input: "query" },
+  { method: "GET", path: "/list-accounts", procedure: "listAccounts", input: "none" },
+  { method: "POST", path: "/unlink-account", procedure: "unlinkAccount", input: "body" },
   { method: "GET", path: "/ok", procedure: "ok", input: "none" },
+  { method: "GET", path: "/ready", procedure: "ready", input: "none" },
 ];
 
 export interface RouteMatch {
@@ -83,7 +93,12 @@ export function createRouteMatcher(table: Route[]) {
         const part = parts[i]!;
         if (seg.startsWith(":")) {
           if (!part) return false;
-          params[seg.slice(1)] = decodeURIComponent(part);
+          // A malformed escape ("%ZZ") matches no route (404), it is not a failure of ours.
+          try {
+            params[seg.slice(1)] = decodeURIComponent(part);
+          } catch {
+            return false;
+          }
           return true;
         }
         return seg === part;

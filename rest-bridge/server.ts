@@ -62,10 +62,11 @@ function trpc(app: App, req: IncomingMessage, res: ServerResponse, url: URL, req
       ctx = createContext(app, { headers: req.headers, ip, requestId });
       return ctx;
     },
-    responseMeta: ({ errors, info }) => {
+    responseMeta: ({ errors }) => {
       const retry = errors.map((e) => (e instanceof AuthError ? e.headers : e.cause instanceof AuthError ? e.cause.headers : undefined)).find(Boolean);
-      // Requests tRPC rejects before reading them (e.g. no content-type) get no content-type of their own.
-      const json = info ? {} : { "content-type": "application/json" };
+      // Every answer is JSON; errors tRPC raises before calling a procedure (no content-type,
+      // batching, a guard in createContext) would otherwise go out as text/plain.
+      const json = { "content-type": "application/json" };
       return { headers: { ...json, ...(ctx ? effectHeaders(app, ctx.effects) : {}), ...(retry ?? {}) } };
     },
     onError: ({ error }) => {
@@ -85,7 +86,10 @@ export function createRequestHandler(app: App) {
     const requestId = randomUUID();
     let label = "unmatched";
     try {
-      const url = new URL(req.url ?? "/", "http://localhost");
+      // Origin-form targets are paths: "//x/y" is the path //x/y, never a host (new URL(target, base) would throw on "//%7B").
+      const target = req.url ?? "/";
+      const url = target.startsWith("/") ? new URL(`http://localhost${target}`) : URL.canParse(target) ? new URL(target) : null;
+      if (!url) throw new AuthError("NOT_FOUND");
       if (url.pathname === TRPC_PATH || url.pathname.startsWith(`${TRPC_PATH}/`)) {
         label = "trpc";
         await trpc(app, req, res, url, requestId);
@@ -112,7 +116,11 @@ export function createRequestHandler(app: App) {
 
 export function createHttpServer(app: App): Server {
   const handle = createRequestHandler(app);
-  const server = createServer((req, res) => void handle(req, res));
+  const server = createServer((req, res) => {
+    // Stopping (src/index.ts drain): this answer is the connection's last.
+    if (!server.listening) res.setHeader("connection", "close");
+    void handle(req, res);
+  });
   server.keepAliveTimeout = 5000;
   return server;
 }

@@ -40,6 +40,14 @@ export const ERRORS = {
   NO_DATA_TO_UPDATE: [400, "No data to update"],
   PASSWORD_CANNOT_BE_UPDATED_VIA_UPDATE_USER: [400, "Password cannot be updated through update-user. Use the set-user-password endpoint instead"],
   YOU_ARE_NOT_ALLOWED_TO_SET_NON_EXISTENT_VALUE: [400, "You are not allowed to set a non-existent role value"],
+  // 400, OAuth social sign-in (CONTRACT.md §5)
+  PROVIDER_NOT_FOUND: [400, "Provider not found"],
+  INVALID_CALLBACK_REQUEST: [400, "Invalid callback request"],
+  STATE_MISMATCH: [400, "State mismatch: the sign-in request is unknown, expired or already used"],
+  ACCOUNT_NOT_FOUND: [400, "Account not found"],
+  FAILED_TO_UNLINK_LAST_ACCOUNT: [400, "You can't unlink your last account"],
+  FAILED_TO_GET_ACCESS_TOKEN: [400, "Failed to get a valid access token"],
+  REFRESH_TOKEN_NOT_FOUND: [400, "Refresh token not found"],
   // 401
   UNAUTHORIZED: [401, "Unauthorized"],
   INVALID_EMAIL_OR_PASSWORD: [401, "Invalid email or password"],
@@ -73,12 +81,17 @@ export const ERRORS = {
   // 409
   USER_ALREADY_EXISTS: [409, "User already exists. Use another email."],
   USERNAME_IS_ALREADY_TAKEN: [409, "Username is already taken. Please try another."],
+  ACCOUNT_ALREADY_LINKED_TO_DIFFERENT_USER: [409, "Account already linked to a different user"],
+  ACCOUNT_NOT_LINKED: [409, "Account not linked: the provider has not verified this email, so it cannot be linked to the existing user"],
   // 413, 415, 429
   PAYLOAD_TOO_LARGE: [413, "Request body is larger than 64 KiB"],
   UNSUPPORTED_MEDIA_TYPE: [415, "Unsupported content type"],
   RATE_LIMITED: [429, "Too many requests. Please try again later."],
   // 500
   INTERNAL_SERVER_ERROR: [500, "Unexpected failure"],
+  OAUTH_PROVIDER_ERROR: [500, "The identity provider failed or answered unexpectedly"],
+  // 503: GET /ready (the database does not answer)
+  NOT_READY: [503, "Service not ready"],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -98,6 +111,7 @@ const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   415: "UNSUPPORTED_MEDIA_TYPE",
   429: "TOO_MANY_REQUESTS",
   500: "INTERNAL_SERVER_ERROR",
+  503: "SERVICE_UNAVAILABLE",
 };
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { AddressInfo } from "node:net";
+import { Server as NetServer, type AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
 import { createHttpServer, createRequestHandler } from "../rest-bridge/server.ts";
 import type { App } from "./app.ts";
@@ -9,6 +9,7 @@ import { createSessionStore } from "./db/session-store/index.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { SessionCache } from "./modules/session/session-cache.ts";
 import { createRateLimiter } from "./modules/rate-limit/rate-limit.ts";
+import { createSweeper, type Sweeper } from "./modules/maintenance/sweeper.ts";
 import { appRouter, type AppRouter } from "./trpc/app-router.ts";
 import { createContext, type ContextInput } from "./trpc/context.ts";
 import { createCallerFactory } from "./trpc/init.ts";
@@ -16,6 +17,32 @@ import { createCallerFactory } from "./trpc/init.ts";
 export { defineConfig, type PortcullisConfig } from "./config/index.ts";
 export { AuthError, ERRORS, type ErrorCode } from "./errors.ts";
 export type { AppRouter } from "./trpc/app-router.ts";
+
+/** close(): requests still running after this long are cut off. */
+const DRAIN_TIMEOUT_MS = 10_000;
+/** close(): connections without a request are closed after this grace (bytes already on their way get read first). */
+const DRAIN_IDLE_GRACE_MS = 500;
+
+/**
+ * Graceful stop: no new connections; every request already sent on an accepted connection is
+ * answered, even one not read yet (http.Server#close would destroy such a connection as idle:
+ * net.Server#close stops accepting without that). Answers from now on carry Connection: close
+ * (rest-bridge/server.ts), so each connection ends after its answer; connections with no request
+ * at all are closed after DRAIN_IDLE_GRACE_MS, and whatever still runs after DRAIN_TIMEOUT_MS is cut.
+ */
+async function drain(s: ReturnType<typeof createHttpServer>): Promise<void> {
+  let idle: NodeJS.Timeout | undefined;
+  const grace = setTimeout(() => {
+    s.closeIdleConnections();
+    idle = setInterval(() => s.closeIdleConnections(), 50);
+  }, DRAIN_IDLE_GRACE_MS);
+  const hard = setTimeout(() => s.closeAllConnections(), DRAIN_TIMEOUT_MS);
+  await new Promise<void>((resolve) => NetServer.prototype.close.call(s, () => resolve()));
+  clearTimeout(grace);
+  clearInterval(idle);
+  clearTimeout(hard);
+  s.close(); // http's own bookkeeping (its connection-checking timer); the socket is closed already
+}
 
 const callerFactory = createCallerFactory(appRouter);
 export type Caller = ReturnType<typeof callerFactory>;
@@ -33,6 +60,8 @@ export interface Portcullis {
   createCaller(input?: Partial<ContextInput>): Caller;
   /** node:http request handler: /api/trpc and the REST bridge. */
   handler: ReturnType<typeof createRequestHandler>;
+  /** Deletes expired rows on a schedule (`sweeper` config); `sweepOnce()` sweeps now. */
+  sweeper: Sweeper;
   /** Starts an HTTP server (port 0 picks a free one); resolves to its URL. */
   listen(port?: number, host?: string): Promise<string>;
   close(): Promise<void>;
@@ -55,13 +84,15 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     sessions: createSessionStore(target),
     // In-process cache: on by default only for SQLite, the single-process embedded default.
     sessionCache: new SessionCache(config.session.cacheTtlMs ?? (target.dialect === "sqlite" ? 1000 : 0)),
-    rateLimiter: createRateLimiter(config.rateLimit),
+    rateLimiter: createRateLimiter(config.rateLimit, { target, logger }),
     mailer: createMailer(config, logger),
     logger,
     clock: config.clock,
     cookieName: `${origin.startsWith("https:") ? "__Secure-" : ""}${config.cookiePrefix}.session_token`,
     origin,
   };
+  const sweeper = createSweeper(app);
+  sweeper.start();
   const handler = createRequestHandler(app);
   let server: ReturnType<typeof createHttpServer> | undefined;
 
@@ -70,6 +101,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     router: appRouter,
     createCaller: (ctxInput = {}) => callerFactory(createContext(app, { headers: {}, ...ctxInput })),
     handler,
+    sweeper,
     async listen(port = config.port, host = config.host) {
       server = createHttpServer(app);
       await new Promise<void>((resolve, reject) => {
@@ -80,16 +112,15 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
       return `http://${addr.address.includes(":") ? `[${addr.address}]` : addr.address}:${addr.port}`;
     },
     async close() {
+      await sweeper.stop();
       if (server) {
         const s = server;
-        await new Promise<void>((resolve) => {
-          s.close(() => resolve());
-          s.closeIdleConnections();
-        });
+        await drain(s);
       }
       // Deferred sends still write to the database (a failed one deletes its token row).
       await app.mailer.close();
       await app.sessions.close();
+      await app.rateLimiter.close();
       await orm.close();
     },
   };

@@ -23,7 +23,25 @@ export function resolveConfig(input: PortcullisConfig): ResolvedConfig {
 
 const envInt = z.coerce.number().int();
 
-/** Environment overrides (PORT, HOST, DATABASE_URL, PUBLIC_URL, AUTH_SECRET, SMTP_URL) on top of a config. */
+const BUILT_IN_PROVIDERS = ["google", "github", "discord"] as const;
+
+/**
+ * GOOGLE_CLIENT_ID / GOOGLE_CLIENT_SECRET (likewise GITHUB_, DISCORD_) register or complete the
+ * built-in provider of that name; only one of the pair set fails validation, naming the other.
+ */
+function providersFromEnv(providers: PortcullisConfig["providers"], env: NodeJS.ProcessEnv): PortcullisConfig["providers"] {
+  const out = { ...providers };
+  for (const type of BUILT_IN_PROVIDERS) {
+    const clientId = env[`${type.toUpperCase()}_CLIENT_ID`];
+    const clientSecret = env[`${type.toUpperCase()}_CLIENT_SECRET`];
+    if (!clientId && !clientSecret) continue;
+    const current = (out[type] ?? { type }) as Record<string, unknown>;
+    out[type] = { ...current, ...(clientId ? { clientId } : {}), ...(clientSecret ? { clientSecret } : {}) } as NonNullable<typeof out>[string];
+  }
+  return out;
+}
+
+/** Environment overrides (PORT, HOST, DATABASE_URL, PUBLIC_URL, AUTH_SECRET, SMTP_URL, <PROVIDER>_CLIENT_ID/_SECRET) on top of a config. */
 export function applyEnv(config: PortcullisConfig, env: NodeJS.ProcessEnv): PortcullisConfig {
   const out: PortcullisConfig = { ...config };
   if (env.PORT) {
@@ -36,5 +54,6 @@ export function applyEnv(config: PortcullisConfig, env: NodeJS.ProcessEnv): Port
   if (env.PUBLIC_URL) out.publicUrl = env.PUBLIC_URL;
   if (env.AUTH_SECRET) out.secret = env.AUTH_SECRET;
   if (env.SMTP_URL) out.email = { ...config.email, smtpUrl: env.SMTP_URL };
+  out.providers = providersFromEnv(config.providers, env);
   return out;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { roleGrantsSchema, withBuiltInRoles } from "../modules/admin/permissions.ts";
+import { httpConfigSchema, providersSchema } from "../oauth/providers/config.ts";
 
 export interface Clock {
   now(): Date;
@@ -94,6 +95,10 @@ export const configSchema = z
         window: z.number().int().positive().default(10),
         max: z.number().int().positive().default(100),
         rules: z.record(z.string().startsWith("/"), rateLimitRule).default({}),
+        /**
+         * `memory`: counts per process. `database`: the `rate_limits` table, shared by every
+         * instance on the database; if it fails, counting falls back to memory (logged).
+         */
         storage: z.enum(["memory", "database"]).default("memory"),
       })
       .strict()
@@ -136,6 +141,22 @@ export const configSchema = z
           if (!Object.hasOwn(admin.roles, role)) ctx.addIssue({ code: "custom", message: `role "${role}" is not defined in admin.roles` });
         }
       })
+      .prefault({}),
+    /** OAuth 2.0 social sign-in (CONTRACT.md §5): name → provider; the name is the `{provider}` path segment. */
+    providers: providersSchema,
+    /** Providers whose emails count as verified even when they do not say so (account linking by email). */
+    trustedProviders: z.array(z.string().min(1)).default([]),
+    /** Outgoing HTTP to providers: timeouts, response size cap, injectable undici dispatcher. */
+    http: httpConfigSchema,
+    /** Deletes expired sessions, verification records, device codes and rate-limit rows (src/modules/maintenance). */
+    sweeper: z
+      .object({
+        /** Seconds between sweeps; 0 turns the schedule off. */
+        intervalSec: z.number().int().min(0).max(7 * 24 * 3600).default(300),
+        /** Rows per delete statement: bounded batches keep transactions and locks short. */
+        batchSize: z.number().int().positive().max(100_000).default(500),
+      })
+      .strict()
       .prefault({}),
     /** Honour X-Forwarded-For for the client IP (only behind a proxy you control). */
     trustProxy: z.boolean().default(false),

@@ -1,3 +1,4 @@
+import { DriverException } from "@mikro-orm/core";
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { AuthError } from "../errors.ts";
@@ -31,7 +32,25 @@ export function toAuthError(err: unknown): AuthError {
     if (err.code === "UNSUPPORTED_MEDIA_TYPE") return new AuthError("UNSUPPORTED_MEDIA_TYPE", { cause: err });
     if (err.code === "METHOD_NOT_SUPPORTED") return new AuthError("NOT_FOUND", { cause: err });
   }
+  if (rejectsNul(err)) return new AuthError("VALIDATION_ERROR", { message: "Invalid request: text cannot contain NUL (U+0000) characters", cause: err });
   return new AuthError("INTERNAL_SERVER_ERROR", { cause: err });
+}
+
+/**
+ * A U+0000 in a string field, wherever it ends up in a statement: PostgreSQL refuses it in a bound
+ * parameter (22021) and in jsonb (22P05); where MikroORM inlines the value into the SQL text,
+ * PostgreSQL answers "invalid message format" and SQLite "unrecognized token" (the SQL text ends
+ * at the NUL, inside the quoted value: always an error, never other SQL). The statement fails
+ * whole, inside its transaction: the caller's bad input, not a 500.
+ */
+function rejectsNul(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; e && depth < 5; depth++, e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "22021" || code === "22P05") return true;
+    if (e instanceof DriverException && e.message.includes("\u0000")) return true;
+  }
+  return false;
 }
 
 const t = initTRPC.context<Context>().create({

@@ -4,12 +4,14 @@ export { Account, type IAccount } from "./account.ts";
 export { Verification, type IVerification } from "./verification.ts";
 export { DeviceCode, type IDeviceCode } from "./device-code.ts";
 export { AuditEvent, type IAuditEvent } from "./audit-event.ts";
+export { RateLimit, type IRateLimit } from "./rate-limit.ts";
 
 import { Account } from "./account.ts";
 import { AuditEvent } from "./audit-event.ts";
 import { DeviceCode } from "./device-code.ts";
+import { RateLimit } from "./rate-limit.ts";
 import { Session } from "./session.ts";
 import { User } from "./user.ts";
 import { Verification } from "./verification.ts";
 
-export const entities = [User, Session, Account, Verification, DeviceCode, AuditEvent];
+export const entities = [User, Session, Account, Verification, DeviceCode, AuditEvent, RateLimit];

@@ -5,6 +5,8 @@ import { Migration20261122010600_device as SqliteDevice } from "./sqlite/Migrati
 import { Migration20261122010600_device as PostgresDevice } from "./postgresql/Migration20261122010600_device.ts";
 import { Migration20261122011500_audit as SqliteAudit } from "./sqlite/Migration20261122011500_audit.ts";
 import { Migration20261122011500_audit as PostgresAudit } from "./postgresql/Migration20261122011500_audit.ts";
+import { Migration20261122017000_rate_limits as SqliteRateLimits } from "./sqlite/Migration20261122017000_rate_limits.ts";
+import { Migration20261122017000_rate_limits as PostgresRateLimits } from "./postgresql/Migration20261122017000_rate_limits.ts";
 
 // Listed explicitly (no file globbing): works the same under tsx, vitest and a bundle.
 // SQLite and PostgreSQL keep separate folders because their SQL differs (STACK.md trap 4).
@@ -12,9 +14,11 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: SqliteInitial },
   { name: "Migration20261122010600_device", class: SqliteDevice },
   { name: "Migration20261122011500_audit", class: SqliteAudit },
+  { name: "Migration20261122017000_rate_limits", class: SqliteRateLimits },
 ];
 export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: PostgresInitial },
   { name: "Migration20261122010600_device", class: PostgresDevice },
   { name: "Migration20261122011500_audit", class: PostgresAudit },
+  { name: "Migration20261122017000_rate_limits", class: PostgresRateLimits },
 ];

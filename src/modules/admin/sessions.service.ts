@@ -1,4 +1,4 @@
-import type { EntityManager } from "@mikro-orm/core";
+import { LockMode, type EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { sha256 } from "../../crypto/tokens.ts";
 import { Session, User, type ISession, type IUser } from "../../db/entities/index.ts";
@@ -14,12 +14,13 @@ export function isUuid(id: string): boolean {
   return UUID.test(id);
 }
 
-export async function findUser(em: EntityManager, id: string): Promise<IUser | null> {
-  return isUuid(id) ? em.findOne(User, { id }) : null;
+/** `lock`: FOR UPDATE on PostgreSQL, for a transaction that changes the user (SQLite ignores it: one writer at a time). */
+export async function findUser(em: EntityManager, id: string, lock = false): Promise<IUser | null> {
+  return isUuid(id) ? em.findOne(User, { id }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) : null;
 }
 
-export async function getUser(em: EntityManager, id: string): Promise<IUser> {
-  const user = await findUser(em, id);
+export async function getUser(em: EntityManager, id: string, lock = false): Promise<IUser> {
+  const user = await findUser(em, id, lock);
   if (!user) throw new AuthError("USER_NOT_FOUND");
   return user;
 }

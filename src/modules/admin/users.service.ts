@@ -95,7 +95,9 @@ export async function changeUser(
   const alsoEvict: string[] = [];
   const updated = await mapUniqueViolation(() =>
     em.transactional(async (tx) => {
-      const user = await getUser(tx, userId);
+      // Locked first: a sign-in inserting a session waits for this change (ban) to commit, or
+      // commits first and then sees its session ended (email-password.service lockBanState).
+      const user = await getUser(tx, userId, true);
       const metadata = await change(user, tx, alsoEvict);
       user.updatedAt = app.clock.now();
       recordAudit(tx, app.clock, actor, { action, targetType: "user", targetId: userId, metadata });

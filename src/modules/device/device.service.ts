@@ -12,7 +12,7 @@ export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 /** RFC 8628 §3.5: each slow_down adds 5 seconds to the interval for all later requests. */
 const SLOW_DOWN_STEP_SEC = 5;
 /** Expired rows are kept a day (polls get expired_token), then purged when new codes are made. */
-const PURGE_AFTER_MS = 24 * 3600 * 1000;
+export const PURGE_AFTER_MS = 24 * 3600 * 1000;
 
 type Status = "pending" | "approved" | "denied";
 

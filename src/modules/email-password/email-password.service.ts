@@ -113,19 +113,42 @@ export async function signInWithPassword(
     sendVerificationLater(app, req.requestId, user, callbackURL);
     throw new AuthError("EMAIL_NOT_VERIFIED");
   }
-  if (!user.banned) {
-    const issued = await issueSession(app, em, req, { userId: user.id, rememberMe });
-    return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user };
-  }
-  // An expired ban lifts itself at the next sign-in, with the session in one transaction.
-  const lifted: UserRow = { ...user, banned: false, banReason: null, banExpires: null, updatedAt: now };
+  // The password check took ~20 ms: a ban or a removal may have committed meanwhile. The ban
+  // state is read again on the user row, locked against a concurrent ban (which locks it before
+  // ending sessions, see admin changeUser), in the transaction that inserts the session: either
+  // the ban came first and we refuse, or it waits for our commit and then ends our session.
   const signedIn = await em.transactional(async (tx) => {
-    await tx.nativeUpdate(User, { id: user.id }, { banned: false, banReason: null, banExpires: null, updatedAt: now });
+    const current = await lockBanState(app, tx, user.id);
+    if (!current) throw new AuthError(failure); // removed meanwhile
+    if (isBanActive(current, now)) throw bannedUser(app);
+    let signedInUser: UserRow = user;
+    if (current.banned) {
+      // An expired ban lifts itself at the next sign-in, with the session in one transaction.
+      await tx.nativeUpdate(User, { id: user.id }, { banned: false, banReason: null, banExpires: null, updatedAt: now });
+      signedInUser = { ...user, banned: false, banReason: null, banExpires: null, updatedAt: now };
+    }
     const issued = await issueSession(app, tx, req, { userId: user.id, rememberMe });
-    return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user: lifted };
+    return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user: signedInUser };
   });
-  app.sessionCache.evictUser(user.id);
+  if (user.banned) app.sessionCache.evictUser(user.id);
   return signedIn;
+}
+
+/** The user's ban columns, read FOR SHARE on PostgreSQL (SQLite runs one transaction at a time). */
+async function lockBanState(app: App, tx: EntityManager, userId: string): Promise<{ banned: boolean; banExpires: Date | null } | null> {
+  const lock = app.config.databaseUrl.startsWith("sqlite:") ? "" : " for share";
+  const rows = await tx.getConnection().execute<{ banned: unknown; ban_expires: unknown }[]>(
+    `select banned, ban_expires from users where id = ?${lock}`,
+    [userId],
+    "all",
+    tx.getTransactionContext(),
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    banned: row.banned === true || row.banned === 1,
+    banExpires: row.ban_expires === null || row.ban_expires === undefined ? null : new Date(row.ban_expires as string | number | Date),
+  };
 }
 
 interface SignInInput {

@@ -1,49 +1,201 @@
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { createHash } from "node:crypto";
+import Database from "better-sqlite3";
+import pg from "pg";
+import type { Logger } from "pino";
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  RateLimiterSQLite,
+  type RateLimiterAbstract,
+} from "rate-limiter-flexible";
 import { DEFAULT_RATE_LIMIT_RULES, type ResolvedConfig } from "../../config/index.ts";
+import type { DatabaseTarget } from "../../db/orm.ts";
 
 export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterSec: number };
 
 export interface RateLimiter {
   /** `path` is the REST path below the base path (tRPC calls are mapped onto it). */
   consume(ip: string, path: string): Promise<RateLimitDecision>;
+  /** Where the counts live: this process, the shared database, or nowhere (limits off). */
+  readonly storage: "memory" | "database" | "off";
+  close(): Promise<void>;
 }
+
+export interface RateLimiterDeps {
+  /** The service's database; `storage: "database"` keeps its counters there. */
+  target: DatabaseTarget;
+  logger: Logger;
+}
+
+/** Table of the database store, created by our migration (Migration20261122017000_rate_limits). */
+export const RATE_LIMIT_TABLE = "rate_limits";
+/** A store call that takes longer counts as a failure (see createRateLimiter). */
+export const STORE_TIMEOUT_MS = 1000;
+/** The key column is varchar(255); longer keys are replaced by their digest. */
+const MAX_KEY_LENGTH = 255;
 
 interface Rule {
   pattern: string;
-  limiter: RateLimiterAbstract;
+  /** null: the rule is `false`, no limit on its paths. */
+  store: RateLimiterAbstract | null;
+  /** Per-instance counts used while the database store fails (database storage only). */
+  fallback: RateLimiterMemory | null;
 }
 
 function matches(pattern: string, path: string): boolean {
   return pattern.endsWith("/*") ? path.startsWith(pattern.slice(0, -1)) : pattern === path;
 }
 
+const digest = (value: string) => createHash("sha256").update(value).digest("hex");
+
+/** Row keys are `{prefix}:{ip}|{path}`: a readable prefix for short patterns, a digest for long ones. */
+function keyPrefix(pattern: string): string {
+  return pattern.length <= 64 ? pattern : `#${digest(pattern).slice(0, 32)}`;
+}
+
+function limitKey(prefix: string, ip: string, path: string): string {
+  const key = `${ip}|${path}`;
+  return prefix.length + 1 + key.length <= MAX_KEY_LENGTH ? key : `#${digest(key)}`;
+}
+
+function denied(res: RateLimiterRes): RateLimitDecision {
+  return { allowed: false, retryAfterSec: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function isSqliteBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+}
+
+class StoreTimeout extends Error {
+  override name = "StoreTimeout";
+}
+
+/** Rejects with StoreTimeout after `ms` (the store call itself may still finish later). */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreTimeout(`rate limit store did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+interface Store {
+  make(opts: { points: number; duration: number; keyPrefix: string }): RateLimiterAbstract;
+  /** SQLite: its connection never waits on a lock (busy_timeout 0), so a busy write is retried here, asynchronously. */
+  retryBusy: boolean;
+  close(): Promise<void>;
+}
+
+function databaseStore(target: DatabaseTarget, logger: Logger): Store {
+  const common = { tableName: RATE_LIMIT_TABLE, tableCreated: true, clearExpiredByTimeout: false };
+  if (target.dialect === "postgresql") {
+    const pool = new pg.Pool({ connectionString: target.location, max: 4 });
+    // An idle client that loses its connection must not crash the process; the next query reconnects.
+    pool.on("error", (err) => logger.warn({ err }, "rate limit store connection lost"));
+    return {
+      make: (opts) => new RateLimiterPostgres({ ...common, ...opts, storeClient: pool, storeType: "pool" }),
+      retryBusy: false,
+      close: () => pool.end(),
+    };
+  }
+  // A connection of its own, like the session store: WAL, and never a synchronous wait on a
+  // lock (that would block the event loop while MikroORM's writer needs it to commit).
+  const db = new Database(target.location);
+  db.pragma("journal_mode = wal");
+  db.pragma("busy_timeout = 0");
+  return {
+    make: (opts) => new RateLimiterSQLite({ ...common, ...opts, storeClient: db, storeType: "better-sqlite3" }),
+    retryBusy: true,
+    close: async () => {
+      db.close();
+    },
+  };
+}
+
 /**
  * Per client IP and path (CONTRACT.md §8). Exact rules win over wildcard rules, which win over
  * the default window; a rule set to `false` disables limiting for its paths.
+ *
+ * Storage: `memory` (default) counts in this process; `database` keeps the counts in the
+ * `rate_limits` table (rate-limiter-flexible's PostgreSQL or SQLite store), so every instance
+ * on one database shares them.
+ *
+ * When the database store fails (an error, or no answer within STORE_TIMEOUT_MS) the request
+ * is NOT refused and NOT let through unlimited: it is counted by a per-instance memory limiter
+ * with the same rule, and the failure is logged (at most one error line per 10 s). An outage
+ * of the counter table therefore degrades the limits to per-instance ones instead of taking
+ * sign-in down (fail open to memory); a failing database fails the request itself anyway.
  */
-export function createRateLimiter(config: ResolvedConfig["rateLimit"]): RateLimiter {
-  if (!config.enabled) return { consume: async () => ({ allowed: true }) };
+export function createRateLimiter(config: ResolvedConfig["rateLimit"], deps: RateLimiterDeps): RateLimiter {
+  if (!config.enabled) return { storage: "off", consume: async () => ({ allowed: true }), close: async () => {} };
+  const database = config.storage === "database";
+  const store = database ? databaseStore(deps.target, deps.logger) : null;
+
+  const build = (pattern: string, points: number, duration: number): Rule => {
+    const opts = { points, duration, keyPrefix: keyPrefix(pattern) };
+    return store
+      ? { pattern, store: store.make(opts), fallback: new RateLimiterMemory(opts) }
+      : { pattern, store: new RateLimiterMemory(opts), fallback: null };
+  };
   const merged = { ...DEFAULT_RATE_LIMIT_RULES, ...config.rules };
-  const rules: (Rule | { pattern: string; limiter: null })[] = Object.entries(merged)
+  const rules: Rule[] = Object.entries(merged)
     .sort(([a], [b]) => Number(a.endsWith("/*")) - Number(b.endsWith("/*")) || b.length - a.length)
-    .map(([pattern, rule]) => ({
-      pattern,
-      limiter: rule === false ? null : new RateLimiterMemory({ points: rule.max, duration: rule.window, keyPrefix: pattern }),
-    }));
-  const fallback = new RateLimiterMemory({ points: config.max, duration: config.window, keyPrefix: "*" });
+    .map(([pattern, rule]) => (rule === false ? { pattern, store: null, fallback: null } : build(pattern, rule.max, rule.window)));
+  const defaultRule = build("*", config.max, config.window);
+
+  let lastReport = 0;
+  let suppressed = 0;
+  const reportFailure = (err: unknown) => {
+    const now = Date.now();
+    if (now - lastReport < 10_000) {
+      suppressed += 1;
+      return;
+    }
+    deps.logger.error({ err, suppressed }, "rate limit store failed: counting in memory on this instance");
+    lastReport = now;
+    suppressed = 0;
+  };
+
+  const consumeStore = async (limiter: RateLimiterAbstract, key: string) => {
+    const deadline = Date.now() + STORE_TIMEOUT_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await limiter.consume(key);
+      } catch (err) {
+        if (!(store?.retryBusy && isSqliteBusy(err)) || Date.now() + attempt > deadline) throw err;
+        await sleep(Math.min(attempt, 10));
+      }
+    }
+  };
 
   return {
+    storage: database ? "database" : "memory",
     async consume(ip, path) {
-      const rule = rules.find((r) => matches(r.pattern, path));
-      if (rule && rule.limiter === null) return { allowed: true };
-      const limiter = rule?.limiter ?? fallback;
+      const rule = rules.find((r) => matches(r.pattern, path)) ?? defaultRule;
+      if (rule.store === null) return { allowed: true };
+      const key = limitKey(keyPrefix(rule.pattern), ip, path);
       try {
-        await limiter.consume(`${ip}|${path}`);
+        await withTimeout(consumeStore(rule.store, key), STORE_TIMEOUT_MS);
         return { allowed: true };
       } catch (res) {
-        if (res instanceof RateLimiterRes) return { allowed: false, retryAfterSec: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
+        if (res instanceof RateLimiterRes) return denied(res);
+        if (!rule.fallback) throw res; // the memory store does not fail
+        reportFailure(res);
+      }
+      try {
+        await rule.fallback.consume(key);
+        return { allowed: true };
+      } catch (res) {
+        if (res instanceof RateLimiterRes) return denied(res);
         throw res;
       }
+    },
+    async close() {
+      await store?.close();
     },
   };
 }

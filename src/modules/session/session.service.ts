@@ -119,11 +119,14 @@ export async function deleteSessionByTokenHash(app: App, em: EntityManager, toke
   return deleted;
 }
 
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Revokes one of the user's own sessions, by raw token or by id. */
 export async function revokeOwnSession(app: App, em: EntityManager, userId: string, ref: { token?: string | undefined; id?: string | undefined }) {
   let deleted = 0;
   if (ref.token) deleted = await em.nativeDelete(Session, { user: userId, tokenHash: sha256(ref.token) });
-  else if (ref.id) deleted = await em.nativeDelete(Session, { user: userId, id: ref.id });
+  // Anything but a UUID names no session (and PostgreSQL would reject it as a uuid).
+  else if (ref.id && SESSION_ID.test(ref.id)) deleted = await em.nativeDelete(Session, { user: userId, id: ref.id });
   app.sessionCache.evictUser(userId);
   return deleted;
 }
