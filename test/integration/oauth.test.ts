@@ -308,6 +308,18 @@ describe("callback failures", () => {
     expect(replay.headers.get("set-cookie")).toBeNull();
   });
 
+  it("one state raced by five callbacks at once: exactly one session, the rest STATE_MISMATCH", async () => {
+    const { location } = await started();
+    const results = await Promise.all(Array.from({ length: 5 }, () => get(atServer(server, location))));
+    const winners = results.filter((r) => r.status === 302);
+    expect(winners, results.map((r) => `${r.status} ${r.text}`).join("\n")).toHaveLength(1);
+    expect(cookieFrom(winners[0]!.headers)).not.toBeNull();
+    for (const loser of results.filter((r) => r.status !== 302)) {
+      expectError(loser, 400, "STATE_MISMATCH");
+      expect(loser.headers.get("set-cookie")).toBeNull();
+    }
+  });
+
   it("400 STATE_MISMATCH once the state is 10 minutes old (injected clock)", async () => {
     const early = await started();
     server.clock.advance(9 * MINUTE + 59 * SECOND);
