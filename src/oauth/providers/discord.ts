@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ProviderConfig } from "./config.ts";
-import { buildAuthorizationUrl, exchangeCode, getWithToken, refreshTokens, type ClientCredentials } from "./oauth2.ts";
+import { getWithToken, oauth2Provider, type ClientCredentials } from "./oauth2.ts";
 import { toStandardUserInfo, withoutUndefined, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";
 
 type DiscordConfig = Extract<ProviderConfig, { type: "discord" }>;
@@ -44,15 +44,15 @@ export function discordProvider(name: string, config: DiscordConfig, { http }: P
     });
     return { user, raw };
   };
-  return {
+  return oauth2Provider({
     name,
     type: "discord",
     defaultScopes: config.scopes ?? DISCORD_DEFAULTS.scopes,
     usesNonce: false,
-    authorizationUrl: (request) => buildAuthorizationUrl(urls.authUrl, config.clientId, request, config.authorizationParams),
-    exchangeCode: (input) => exchangeCode(http, client, input),
-    refresh: (refreshToken) => refreshTokens(http, client, refreshToken),
-    userInfo: (tokens) => fetchProfile(tokens.accessToken),
+    authUrl: urls.authUrl,
+    authorizationParams: config.authorizationParams,
+    http,
+    client,
     fetchProfile,
-  };
+  });
 }

@@ -1,5 +1,5 @@
 import type { ProviderConfig } from "./config.ts";
-import { buildAuthorizationUrl, exchangeCode, getRawProfile, refreshTokens, type ClientCredentials } from "./oauth2.ts";
+import { getRawProfile, oauth2Provider, type ClientCredentials } from "./oauth2.ts";
 import { toStandardUserInfo, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";
 
 type GenericConfig = Extract<ProviderConfig, { type: "oauth2" }>;
@@ -20,15 +20,15 @@ export function genericProvider(name: string, config: GenericConfig, { http }: P
     const raw = await getRawProfile(http, config.userInfoUrl, accessToken);
     return { user: toStandardUserInfo(await config.mapUserInfo(raw)), raw };
   };
-  return {
+  return oauth2Provider({
     name,
     type: "oauth2",
     defaultScopes: config.scopes,
     usesNonce: false,
-    authorizationUrl: (request) => buildAuthorizationUrl(config.authUrl, config.clientId, request, config.authorizationParams),
-    exchangeCode: (input) => exchangeCode(http, client, input),
-    refresh: (refreshToken) => refreshTokens(http, client, refreshToken),
-    userInfo: (tokens) => fetchProfile(tokens.accessToken),
+    authUrl: config.authUrl,
+    authorizationParams: config.authorizationParams,
+    http,
+    client,
     fetchProfile,
-  };
+  });
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { HttpError } from "../../http/client.ts";
 import type { ProviderConfig } from "./config.ts";
-import { buildAuthorizationUrl, exchangeCode, getWithToken, refreshTokens, type ClientCredentials } from "./oauth2.ts";
+import { getWithToken, oauth2Provider, type ClientCredentials } from "./oauth2.ts";
 import { toStandardUserInfo, withoutUndefined, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";
 
 type GithubConfig = Extract<ProviderConfig, { type: "github" }>;
@@ -73,15 +73,15 @@ export function githubProvider(name: string, config: GithubConfig, { http }: Pro
     return { user, raw };
   };
 
-  return {
+  return oauth2Provider({
     name,
     type: "github",
     defaultScopes: config.scopes ?? GITHUB_DEFAULTS.scopes,
     usesNonce: false,
-    authorizationUrl: (request) => buildAuthorizationUrl(urls.authUrl, config.clientId, request, config.authorizationParams),
-    exchangeCode: (input) => exchangeCode(http, client, input),
-    refresh: (refreshToken) => refreshTokens(http, client, refreshToken),
-    userInfo: (tokens) => fetchProfile(tokens.accessToken),
+    authUrl: urls.authUrl,
+    authorizationParams: config.authorizationParams,
+    http,
+    client,
     fetchProfile,
-  };
+  });
 }

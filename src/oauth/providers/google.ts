@@ -4,7 +4,7 @@ import type { Clock } from "../../config/schema.ts";
 import { constantTimeEqual } from "../../crypto/tokens.ts";
 import { request, type HttpClient } from "../../http/client.ts";
 import type { ProviderConfig } from "./config.ts";
-import { buildAuthorizationUrl, exchangeCode, getWithToken, refreshTokens, type ClientCredentials } from "./oauth2.ts";
+import { getWithToken, oauth2Provider, type ClientCredentials } from "./oauth2.ts";
 import { ProfileError, toStandardUserInfo, withoutUndefined, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";
 
 type GoogleConfig = Extract<ProviderConfig, { type: "google" }>;
@@ -87,18 +87,21 @@ export function googleProvider(name: string, config: GoogleConfig, { http, clock
   };
 
   return {
-    name,
-    type: "google",
-    defaultScopes: config.scopes ?? GOOGLE_DEFAULTS.scopes,
-    usesNonce: true,
-    authorizationUrl: (request) => buildAuthorizationUrl(urls.authUrl, config.clientId, request, config.authorizationParams),
-    exchangeCode: (input) => exchangeCode(http, client, input),
-    refresh: (refreshToken) => refreshTokens(http, client, refreshToken),
+    ...oauth2Provider({
+      name,
+      type: "google",
+      defaultScopes: config.scopes ?? GOOGLE_DEFAULTS.scopes,
+      usesNonce: true,
+      authUrl: urls.authUrl,
+      authorizationParams: config.authorizationParams,
+      http,
+      client,
+      fetchProfile,
+    }),
     // Sign-in trusts the verified id_token only; Google always sends one for the openid scope.
     userInfo: async (tokens, expected) => {
       if (!tokens.idToken) throw new ProfileError("no id_token in the token response");
       return verifyIdToken(tokens.idToken, expected.nonce);
     },
-    fetchProfile,
   };
 }

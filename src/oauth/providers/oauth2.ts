@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { basicAuth, HttpError, request, type HttpClient } from "../../http/client.ts";
-import { rawProfileSchema, splitScopes, type AuthorizationRequest, type TokenSet } from "./provider.ts";
+import { rawProfileSchema, splitScopes, type AuthorizationRequest, type OAuthProvider, type ProviderProfile, type ProviderType, type TokenSet } from "./provider.ts";
 
 /** The pieces every OAuth 2.0 provider shares (RFC 6749 §4.1 with RFC 7636 PKCE). */
 
@@ -104,4 +104,33 @@ export function getWithToken<T>(http: HttpClient, url: string, accessToken: stri
 
 export function getRawProfile(http: HttpClient, url: string, accessToken: string) {
   return getWithToken(http, url, accessToken, rawProfileSchema);
+}
+
+export interface ProviderSpec {
+  name: string;
+  type: ProviderType;
+  defaultScopes: readonly string[];
+  usesNonce: boolean;
+  authUrl: string;
+  authorizationParams?: Record<string, string> | undefined;
+  http: HttpClient;
+  client: ClientCredentials;
+  /** The provider's own user-info call and mapping. */
+  fetchProfile(accessToken: string): Promise<ProviderProfile>;
+}
+
+/** The OAuth 2.0 parts every provider shares; sign-in's user info defaults to a live profile fetch. */
+export function oauth2Provider(spec: ProviderSpec): OAuthProvider {
+  const { http, client, fetchProfile } = spec;
+  return {
+    name: spec.name,
+    type: spec.type,
+    defaultScopes: spec.defaultScopes,
+    usesNonce: spec.usesNonce,
+    authorizationUrl: (request) => buildAuthorizationUrl(spec.authUrl, client.clientId, request, spec.authorizationParams),
+    exchangeCode: (input) => exchangeCode(http, client, input),
+    refresh: (refreshToken) => refreshTokens(http, client, refreshToken),
+    userInfo: (tokens) => fetchProfile(tokens.accessToken),
+    fetchProfile,
+  };
 }
