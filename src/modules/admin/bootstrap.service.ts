@@ -5,7 +5,7 @@ import { hashPassword } from "../../crypto/password.ts";
 import { Account, User } from "../../db/entities/index.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { checkPasswordLength, parseEmail } from "../email-password/email-password.rules.ts";
-import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
+import { CREDENTIAL_PROVIDER, credentialAccount } from "../email-password/email-password.service.ts";
 import { recordAudit, type Actor } from "./audit.service.ts";
 
 export interface CreateAdminInput {
@@ -65,7 +65,7 @@ export async function createAdmin(
         updatedAt: now,
       });
       await tx.flush();
-      tx.create(Account, { id: randomUUID(), user: userId, providerId: CREDENTIAL_PROVIDER, accountId: userId, password: passwordHash, createdAt: now, updatedAt: now });
+      tx.create(Account, credentialAccount(userId, passwordHash, now));
       recordAudit(tx, config.clock, CLI, { action: "create-admin", targetType: "user", targetId: userId, metadata: { promoted: false, role: adminRole } });
     }),
   );

@@ -6,7 +6,7 @@ import { Account, User, type IUser } from "../../db/entities/index.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
 import { checkPasswordLength, parseEmail, parseUsername } from "../email-password/email-password.rules.ts";
-import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
+import { CREDENTIAL_PROVIDER, credentialAccount } from "../email-password/email-password.service.ts";
 import type { UpdateUserData } from "./admin.schema.ts";
 import { recordAudit, type Actor } from "./audit.service.ts";
 import { hasPermission } from "./permissions.ts";
@@ -57,15 +57,7 @@ export async function createUser(app: App, em: EntityManager, actor: Actor, inpu
         updatedAt: now,
       });
       if (passwordHash) {
-        tx.create(Account, {
-          id: randomUUID(),
-          user: user.id,
-          providerId: CREDENTIAL_PROVIDER,
-          accountId: user.id,
-          password: passwordHash,
-          createdAt: now,
-          updatedAt: now,
-        });
+        tx.create(Account, credentialAccount(user.id, passwordHash, now));
       }
       recordAudit(tx, app.clock, actor, {
         action: "create-user",
@@ -166,7 +158,7 @@ export async function setUserPassword(app: App, em: EntityManager, actor: Actor,
       { password: passwordHash, updatedAt: now },
     );
     if (updated === 0) {
-      tx.create(Account, { id: randomUUID(), user: userId, providerId: CREDENTIAL_PROVIDER, accountId: userId, password: passwordHash, createdAt: now, updatedAt: now });
+      tx.create(Account, credentialAccount(userId, passwordHash, now));
     }
     recordAudit(tx, app.clock, actor, { action: "set-user-password", targetType: "user", targetId: userId, metadata: { created: updated === 0 } });
   });

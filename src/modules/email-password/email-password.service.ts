@@ -12,6 +12,19 @@ import { checkPasswordLength, parseEmail, parseUsername } from "./email-password
 
 export const CREDENTIAL_PROVIDER = "credential";
 
+/** The row of a password account: provider "credential", account id = user id. */
+export function credentialAccount(userId: string, passwordHash: string, now: Date) {
+  return {
+    id: randomUUID(),
+    user: userId,
+    providerId: CREDENTIAL_PROVIDER,
+    accountId: userId,
+    password: passwordHash,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
 export interface SignUpInput {
   name: string;
   email: string;
@@ -62,15 +75,7 @@ export async function signUp(app: App, em: EntityManager, req: RequestMeta, inpu
   const result = await mapUniqueViolation(() =>
     em.transactional(async (tx): Promise<SignedIn> => {
       await tx.insert(User, user);
-      await tx.insert(Account, {
-        id: randomUUID(),
-        user: user.id,
-        providerId: CREDENTIAL_PROVIDER,
-        accountId: user.id,
-        password: passwordHash,
-        createdAt: now,
-        updatedAt: now,
-      });
+      await tx.insert(Account, credentialAccount(user.id, passwordHash, now));
       if (needsVerification) return { token: null, cookieMaxAgeSec: null, user };
       const issued = await issueSession(app, tx, req, { userId: user.id, rememberMe: input.rememberMe });
       return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user };

@@ -6,7 +6,7 @@ import { Account, User } from "../../db/entities/index.ts";
 import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
 import { resetPasswordEmail } from "../../mail/templates.ts";
-import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
+import { CREDENTIAL_PROVIDER, credentialAccount } from "../email-password/email-password.service.ts";
 import { checkPasswordLength, parseEmail } from "../email-password/email-password.rules.ts";
 import { revokeAllSessions } from "../session/session.service.ts";
 import { consumeToken, findLiveToken, issueToken, mailTokenLater } from "../verification/verification.service.ts";
@@ -59,15 +59,7 @@ export async function resetPassword(app: App, em: EntityManager, token: string, 
     );
     if (updated === 0) {
       if ((await tx.count(User, { id: userId })) === 0) throw new AuthError("INVALID_TOKEN");
-      await tx.insert(Account, {
-        id: randomUUID(),
-        user: userId,
-        providerId: CREDENTIAL_PROVIDER,
-        accountId: userId,
-        password: passwordHash,
-        createdAt: now,
-        updatedAt: now,
-      });
+      await tx.insert(Account, credentialAccount(userId, passwordHash, now));
     }
     await revokeAllSessions(app, tx, userId);
     return userId;
