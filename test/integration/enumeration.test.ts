@@ -118,7 +118,7 @@ async function compare(
     await server.portcullis.app.mailer.settle();
   }
   expectSame(first.known!, first.unknown!);
-  for (let batch = 1; batch <= 3; batch++) {
+  for (let batch = 1; batch <= 6; batch++) {
     // Pairs, each in a random order: both kinds meet the same load, moment by moment.
     const order = Array.from({ length: perKind }, () => shuffled<"known" | "unknown">(["known", "unknown"])).flat();
     for (const [i, kind] of order.entries()) {
