@@ -4,6 +4,14 @@ import { AuthError } from "../src/errors.ts";
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
+ * The client closed its connection before the body was complete: nothing to answer and nothing
+ * of ours failed, so it is logged as an aborted request, never as a server error (issue 11 §16).
+ */
+export class RequestAborted extends Error {
+  override name = "RequestAborted";
+}
+
+/**
  * Reads at most 64 KiB; more answers 413 without buffering the rest. The rest is drained and
  * discarded, never cut off: destroying an unfinished request destroys its socket, and a client
  * still uploading would see a connection reset instead of the 413.
@@ -11,6 +19,8 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export function readBody(req: IncomingMessage): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > MAX_BODY_BYTES) return Promise.reject(new AuthError("PAYLOAD_TOO_LARGE"));
+  // Gone before we got here (say, while the rate limit was looked up): its events have fired already.
+  if (req.readableAborted) return Promise.reject(new RequestAborted("the client closed the connection during the body"));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -18,6 +28,7 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
       req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", onError);
+      req.off("close", onClose);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -33,18 +44,30 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
       done();
       resolve(Buffer.concat(chunks));
     };
+    // A request stream fails only when its connection does (node:http: "aborted", ECONNRESET).
     const onError = (err: Error) => {
       done();
-      reject(err);
+      reject(new RequestAborted("the client closed the connection during the body", { cause: err }));
     };
+    const onClose = () => onError(new Error("closed before the end of the body"));
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", onError);
+    req.on("close", onClose);
   });
 }
 
 function mediaType(req: IncomingMessage): string {
   return (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/**
+ * The text of a tRPC call's JSON body (tRPC parses it). Only `application/json`: a form, text or
+ * octet-stream body is what a page elsewhere can post without a CORS preflight (issue 11 §9).
+ */
+export async function readJsonText(req: IncomingMessage): Promise<string> {
+  if (mediaType(req) !== "application/json") throw new AuthError("UNSUPPORTED_MEDIA_TYPE");
+  return (await readBody(req)).toString("utf8");
 }
 
 /** JSON always; form-encoded where the route allows it; anything else is 415. */

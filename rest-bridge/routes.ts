@@ -11,12 +11,14 @@ export interface Route {
   input: "none" | "body" | "query";
   /** Also accepts application/x-www-form-urlencoded (CONTRACT.md §1). */
   form?: boolean;
+  /** Starts a sign-in: refused from a foreign page even without a cookie (guards.ts checkLoginOrigin). */
+  login?: boolean;
 }
 
 export const routes: Route[] = [
-  { method: "POST", path: "/sign-up/email", procedure: "signUp.email", input: "body", form: true },
-  { method: "POST", path: "/sign-in/email", procedure: "signIn.email", input: "body", form: true },
-  { method: "POST", path: "/sign-in/username", procedure: "signIn.username", input: "body" },
+  { method: "POST", path: "/sign-up/email", procedure: "signUp.email", input: "body", form: true, login: true },
+  { method: "POST", path: "/sign-in/email", procedure: "signIn.email", input: "body", form: true, login: true },
+  { method: "POST", path: "/sign-in/username", procedure: "signIn.username", input: "body", login: true },
   { method: "POST", path: "/is-username-available", procedure: "isUsernameAvailable", input: "body" },
   { method: "GET", path: "/get-session", procedure: "getSession", input: "none" },
   { method: "POST", path: "/sign-out", procedure: "signOut", input: "none" },
@@ -52,7 +54,7 @@ export const routes: Route[] = [
   { method: "POST", path: "/admin/revoke-user-sessions", procedure: "admin.revokeUserSessions", input: "body" },
   { method: "POST", path: "/admin/has-permission", procedure: "admin.hasPermission", input: "body" },
   { method: "GET", path: "/admin/list-audit-events", procedure: "admin.listAuditEvents", input: "query" },
-  { method: "POST", path: "/sign-in/social", procedure: "signIn.social", input: "body" },
+  { method: "POST", path: "/sign-in/social", procedure: "signIn.social", input: "body", login: true },
   { method: "GET", path: "/callback/:provider", procedure: "callback", input: "query" },
   { method: "POST", path: "/callback/:provider", procedure: "callbackPost", input: "body", form: true },
   { method: "POST", path: "/link-social", procedure: "linkSocial", input: "body" },
@@ -89,19 +91,12 @@ export function createRouteMatcher(table: Route[]) {
     for (const { route, segments } of dynamic) {
       if (route.method !== method || segments.length !== parts.length) continue;
       const params: Record<string, string> = {};
+      // `path` is already decoded (paths.ts normalisePath): a parameter is taken as is, never decoded twice.
       const ok = segments.every((seg, i) => {
         const part = parts[i]!;
-        if (seg.startsWith(":")) {
-          if (!part) return false;
-          // A malformed escape ("%ZZ") matches no route (404), it is not a failure of ours.
-          try {
-            params[seg.slice(1)] = decodeURIComponent(part);
-          } catch {
-            return false;
-          }
-          return true;
-        }
-        return seg === part;
+        if (!seg.startsWith(":")) return seg === part;
+        params[seg.slice(1)] = part;
+        return part !== "";
       });
       if (ok) return { route, params };
     }
@@ -111,3 +106,6 @@ export function createRouteMatcher(table: Route[]) {
 
 /** tRPC procedure → REST path, so /api/trpc calls share the bridge's rate-limit rules. */
 export const restPathByProcedure = new Map(routes.map((r) => [r.procedure, r.path]));
+
+/** Procedures of the routes marked `login`, for their tRPC forms. */
+export const loginProcedures = new Set(routes.filter((r) => r.login).map((r) => r.procedure));

@@ -8,11 +8,12 @@ import { devicePagePath } from "../src/modules/device/device.rules.ts";
 import { appRouter } from "../src/trpc/app-router.ts";
 import { createContext, type Context } from "../src/trpc/context.ts";
 import { createCallerFactory, toAuthError } from "../src/trpc/init.ts";
-import { MAX_BODY_BYTES, parseBody } from "./body.ts";
+import { MAX_BODY_BYTES, parseBody, readJsonText, RequestAborted } from "./body.ts";
 import { effectHeaders } from "./cookies.ts";
 import { sendError, sendJson } from "./errors.ts";
-import { checkOrigin, checkRateLimit, clientIp } from "./guards.ts";
-import { createRouteMatcher, restPathByProcedure, routes, type RouteMatch } from "./routes.ts";
+import { checkLoginOrigin, checkOrigin, checkRateLimit, clientIpResolver, type ClientIpOf } from "./guards.ts";
+import { normalisePath } from "./paths.ts";
+import { createRouteMatcher, loginProcedures, restPathByProcedure, routes, type RouteMatch } from "./routes.ts";
 
 export const TRPC_PATH = "/api/trpc";
 
@@ -23,18 +24,26 @@ function procedureAt(caller: unknown, dotted: string): Procedure {
   return dotted.split(".").reduce<any>((node, key) => node[key], caller) as Procedure;
 }
 
-async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: URL, match: RouteMatch, requestId: string) {
+/** What one request needs besides the app: its id and how to find the client's address. */
+interface Call {
+  requestId: string;
+  ipOf: ClientIpOf;
+}
+
+async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: URL, match: RouteMatch, call: Call) {
   const { route, params } = match;
-  const ip = clientIp(app, req);
+  const ip = call.ipOf(req);
+  // Keyed on the matched route, whatever spelling of the path reached it (paths.ts).
   await checkRateLimit(app, ip, route.path);
   checkOrigin(app, req);
+  if (route.login) checkLoginOrigin(app, req);
   let input: unknown;
   if (route.input === "body") input = await parseBody(req, route.form === true);
   else if (route.input === "query") input = Object.fromEntries(url.searchParams);
   else if (req.method === "POST") await parseBody(req, route.form === true); // enforce type and size anyway
   if (Object.keys(params).length) input = { ...(input as object), ...params };
 
-  const ctx = createContext(app, { headers: req.headers, ip, requestId });
+  const ctx = createContext(app, { headers: req.headers, ip, requestId: call.requestId });
   const output = await procedureAt(createCaller(ctx), route.procedure)(input);
   const headers = effectHeaders(app, ctx.effects);
   if (ctx.effects.redirect) {
@@ -45,21 +54,51 @@ async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: 
   sendJson(res, 200, output ?? null, headers);
 }
 
-function trpc(app: App, req: IncomingMessage, res: ServerResponse, url: URL, requestId: string) {
-  const path = url.pathname.slice(TRPC_PATH.length + 1);
+/**
+ * Reads a non-GET call's body here, not in tRPC's adapter: JSON only (415 otherwise), 64 KiB, and
+ * a client that goes away mid-body ends the request (the adapter would wait for it forever).
+ * A refusal is handed to the adapter, which shapes it like every tRPC error.
+ */
+async function readTrpcBody(req: IncomingMessage): Promise<AuthError | undefined> {
+  if (req.method === "GET" || req.method === "HEAD") return undefined;
+  try {
+    Object.assign(req, { body: await readJsonText(req) }); // the adapter takes a string `req.body` as the body
+    return undefined;
+  } catch (err) {
+    if (err instanceof AuthError) return err;
+    throw err;
+  }
+}
+
+/** Resolves when the response is finished or its connection is gone, whichever comes first. */
+function closed(res: ServerResponse): Promise<void> {
+  if (res.closed) return Promise.resolve();
+  return new Promise((resolve) => res.once("close", () => resolve()));
+}
+
+/** `procedures`: the normalised path below /api/trpc (paths.ts), e.g. `signIn.email`. */
+async function trpc(app: App, req: IncomingMessage, res: ServerResponse, procedures: string, call: Call) {
+  const refused = await readTrpcBody(req);
   let ctx: Context | undefined;
-  return nodeHTTPRequestHandler({
+  const handled = nodeHTTPRequestHandler({
     req,
     res,
-    path,
+    // The adapter decodes the path once more: re-encoded, it sees exactly the normalised one.
+    path: encodeURIComponent(procedures),
     router: appRouter,
     maxBodySize: MAX_BODY_BYTES,
     allowBatching: false,
-    createContext: async ({ req }) => {
-      const ip = clientIp(app, req);
-      await checkRateLimit(app, ip, restPathByProcedure.get(path) ?? `/trpc/${path}`);
+    ...(refused ? { middleware: (_req, _res, next) => next(refused) } : {}),
+    createContext: async ({ info }) => {
+      const ip = call.ipOf(req);
+      // Limits and login CSRF follow the procedures tRPC resolved: once per call of a batch.
+      // Unknown names (404) share one key, so they cannot mint counters without end.
+      for (const { path, procedure } of info.calls) {
+        await checkRateLimit(app, ip, procedure ? (restPathByProcedure.get(path) ?? `/trpc/${path}`) : "/trpc");
+      }
       checkOrigin(app, req);
-      ctx = createContext(app, { headers: req.headers, ip, requestId });
+      if (info.calls.some(({ path }) => loginProcedures.has(path))) checkLoginOrigin(app, req);
+      ctx = createContext(app, { headers: req.headers, ip, requestId: call.requestId });
       return ctx;
     },
     responseMeta: ({ errors }) => {
@@ -71,45 +110,59 @@ function trpc(app: App, req: IncomingMessage, res: ServerResponse, url: URL, req
     },
     onError: ({ error }) => {
       const auth = toAuthError(error);
-      if (auth.authCode === "INTERNAL_SERVER_ERROR") app.logger.error({ requestId, err: error.cause ?? error }, "unexpected failure");
+      if (auth.authCode === "INTERNAL_SERVER_ERROR") app.logger.error({ requestId: call.requestId, err: error.cause ?? error }, "unexpected failure");
     },
   });
+  await Promise.race([handled, closed(res)]);
+  if (!res.writableEnded) throw new RequestAborted("the client closed the connection before the answer");
 }
 
 /** The node:http handler: /api/trpc → tRPC adapter, {basePath} → the REST bridge. */
 export function createRequestHandler(app: App) {
   const matchRoute = createRouteMatcher(routes);
+  const ipOf = clientIpResolver(app.config.trustProxy);
   const base = app.config.basePath;
   const devicePage = devicePagePath(app.config);
   return async function handle(req: IncomingMessage, res: ServerResponse) {
     const started = performance.now();
     const requestId = randomUUID();
+    const call: Call = { requestId, ipOf };
     let label = "unmatched";
+    let aborted = false;
     try {
       // Origin-form targets are paths: "//x/y" is the path //x/y, never a host (new URL(target, base) would throw on "//%7B").
       const target = req.url ?? "/";
       const url = target.startsWith("/") ? new URL(`http://localhost${target}`) : URL.canParse(target) ? new URL(target) : null;
-      if (!url) throw new AuthError("NOT_FOUND");
-      if (url.pathname === TRPC_PATH || url.pathname.startsWith(`${TRPC_PATH}/`)) {
+      // Routing, limits and guards all see this one spelling of the path.
+      const path = url && normalisePath(url.pathname);
+      if (!url || !path) throw new AuthError("NOT_FOUND");
+      if (path === TRPC_PATH || path.startsWith(`${TRPC_PATH}/`)) {
         label = "trpc";
-        await trpc(app, req, res, url, requestId);
-      } else if (url.pathname === devicePage && req.method === "GET") {
+        await trpc(app, req, res, path.slice(TRPC_PATH.length + 1), call);
+      } else if (path === devicePage && req.method === "GET") {
         label = "device-page"; // RFC 8628 §3.3 verification URI, outside the base path
         sendDevicePage(app, res);
       } else {
-        const match = url.pathname.startsWith(`${base}/`) ? matchRoute(req.method ?? "GET", url.pathname.slice(base.length)) : null;
+        const match = path.startsWith(`${base}/`) ? matchRoute(req.method ?? "GET", path.slice(base.length)) : null;
         if (!match) throw new AuthError("NOT_FOUND");
         label = match.route.path;
-        await bridge(app, req, res, url, match, requestId);
+        await bridge(app, req, res, url, match, call);
       }
     } catch (err) {
+      if (err instanceof RequestAborted) {
+        aborted = true;
+        res.destroy();
+        return;
+      }
       const auth = toAuthError(err);
       if (auth.authCode === "INTERNAL_SERVER_ERROR") app.logger.error({ requestId, err: auth.cause }, "unexpected failure");
       if (!res.headersSent) sendError(res, auth, requestId);
       else res.destroy();
     } finally {
-      // Route pattern only: paths and queries may carry tokens.
-      app.logger.info({ requestId, method: req.method, route: label, status: res.statusCode, durationMs: Math.round(performance.now() - started) }, "request");
+      // Route pattern only: paths and queries may carry tokens. A client that left gets nginx's
+      // 499 "client closed request": its own doing, never a 5xx of ours.
+      const status = aborted ? 499 : res.statusCode;
+      app.logger.info({ requestId, method: req.method, route: label, status, durationMs: Math.round(performance.now() - started), ...(aborted ? { aborted } : {}) }, "request");
     }
   };
 }

@@ -43,7 +43,8 @@ export const ERRORS = {
   // 400, OAuth social sign-in (CONTRACT.md §5)
   PROVIDER_NOT_FOUND: [400, "Provider not found"],
   INVALID_CALLBACK_REQUEST: [400, "Invalid callback request"],
-  STATE_MISMATCH: [400, "State mismatch: the sign-in request is unknown, expired or already used"],
+  STATE_MISMATCH: [400, "State mismatch: the sign-in request is unknown, expired, already used or was started in another browser"],
+  ISSUER_MISMATCH: [400, "Issuer mismatch: the authorization response does not come from the provider the flow was started with"],
   ACCOUNT_NOT_FOUND: [400, "Account not found"],
   FAILED_TO_UNLINK_LAST_ACCOUNT: [400, "You can't unlink your last account"],
   FAILED_TO_GET_ACCESS_TOKEN: [400, "Failed to get a valid access token"],
@@ -60,6 +61,7 @@ export const ERRORS = {
   MISSING_OR_NULL_ORIGIN: [403, "Missing or null Origin"],
   INVALID_CALLBACK_URL: [403, "Invalid callbackURL"],
   DEVICE_CODE_CLAIMED_BY_ANOTHER_USER: [403, "This code was claimed by another user"],
+  IMPERSONATION_NOT_ALLOWED: [403, "Impersonation sessions cannot do this: it creates or changes access that outlives the impersonation"],
   // 403, admin: a missing permission (better-auth's codes)
   YOU_ARE_NOT_ALLOWED_TO_CREATE_USERS: [403, "You are not allowed to create users"],
   YOU_ARE_NOT_ALLOWED_TO_LIST_USERS: [403, "You are not allowed to list users"],

@@ -1,3 +1,4 @@
+import proxyAddr from "proxy-addr";
 import { z } from "zod";
 import { roleGrantsSchema, withBuiltInRoles } from "../modules/admin/permissions.ts";
 import { httpConfigSchema, providersSchema } from "../oauth/providers/config.ts";
@@ -7,6 +8,16 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => new Date() };
+
+/** A `trustProxy` list is what proxy-addr accepts: IPs, CIDRs, or its names (loopback, linklocal, uniquelocal). */
+function compilesAsProxyList(list: string[]): boolean {
+  try {
+    proxyAddr.compile(list);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const rateLimitRule = z.union([
   z.object({ window: z.number().int().positive(), max: z.number().int().positive() }).strict(),
@@ -41,8 +52,18 @@ export const configSchema = z
       .string()
       .refine((v) => v.startsWith("sqlite:") || /^postgres(ql)?:\/\//.test(v), "must be sqlite:<file> or postgres://...")
       .default("sqlite:./data/portcullis.db"),
-    /** Service secret (32+ chars); keys for encryption at rest derive from it. */
+    /** Service secret (32+ chars); keys for encryption at rest derive from it. Shorthand for `secrets: [secret]`. */
     secret: z.string().min(32, "must be at least 32 characters").optional(),
+    /**
+     * Secrets newest first (rotation, README): the first seals and signs, every one still opens
+     * and verifies. Set `secret` or `secrets`, not both.
+     */
+    secrets: z
+      .array(z.string().min(32, "must be at least 32 characters"))
+      .min(1, "needs at least one secret")
+      .max(16)
+      .refine((list) => new Set(list).size === list.length, "lists a secret twice")
+      .optional(),
     trustedOrigins: z.array(urlString).default([]),
     cookiePrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/).default("portcullis"),
     session: z
@@ -100,6 +121,11 @@ export const configSchema = z
          * instance on the database; if it fails, counting falls back to memory (logged).
          */
         storage: z.enum(["memory", "database"]).default("memory"),
+        /**
+         * Password-reset and verification mails per normalised address and purpose, whatever
+         * the client IP (src/modules/rate-limit/address-limit.ts); `false` turns it off.
+         */
+        perAddress: rateLimitRule.default({ window: 15 * 60, max: 3 }),
       })
       .strict()
       .prefault({}),
@@ -146,6 +172,18 @@ export const configSchema = z
     providers: providersSchema,
     /** Providers whose emails count as verified even when they do not say so (account linking by email). */
     trustedProviders: z.array(z.string().min(1)).default([]),
+    /** Social accounts (better-auth's `account` options). */
+    account: z
+      .object({
+        /**
+         * Accept an OAuth callback without the state cookie of the browser that started the flow
+         * (native apps that start in one context and finish in the system browser). Off: turning
+         * it on reopens login and linking CSRF with a leaked callback URL (README, OAuth).
+         */
+        skipStateCookieCheck: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
     /** Outgoing HTTP to providers: timeouts, response size cap, injectable undici dispatcher. */
     http: httpConfigSchema,
     /** Deletes expired sessions, verification records, device codes and rate-limit rows (src/modules/maintenance). */
@@ -158,8 +196,18 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
-    /** Honour X-Forwarded-For for the client IP (only behind a proxy you control). */
-    trustProxy: z.boolean().default(false),
+    /**
+     * Which proxies' X-Forwarded-For to believe for the client IP (rest-bridge/guards.ts):
+     * `true` one hop (the reverse proxy in front of us), a number that many hops, a list the
+     * proxies' addresses or CIDRs (proxy-addr notation). Never the client's leftmost entry.
+     */
+    trustProxy: z
+      .union([
+        z.boolean(),
+        z.number().int().min(0).max(32),
+        z.array(z.string().min(1)).min(1).refine(compilesAsProxyList, "must be IP addresses or CIDR ranges (e.g. 10.0.0.0/8)"),
+      ])
+      .default(false),
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     clock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === "function", "must have now()").default(systemClock),
   })
