@@ -30,6 +30,8 @@ export interface Discovery {
   token_endpoint: string;
   userinfo_endpoint: string;
   jwks_uri: string;
+  /** RFC 9207 §3: oidc-provider 8 names itself in `iss` on every authorization response. */
+  authorization_response_iss_parameter_supported?: boolean;
 }
 
 /** Where the provider sent the browser back: a redirect, or a form_post page. */

@@ -5,9 +5,9 @@ import { MockAgent } from "undici";
 import { describe, expect, it } from "vitest";
 import { applyEnv, resolveConfig } from "../../src/config/index.ts";
 import { createPortcullis, type PortcullisConfig } from "../../src/index.ts";
-import { get, post } from "../harness/http.ts";
+import { cookieFrom, get } from "../harness/http.ts";
 import { startTestServer } from "../harness/server.ts";
-import { callbackUri, s256 } from "./oauth-helpers.ts";
+import { Browser, callbackUri, s256 } from "./oauth-helpers.ts";
 
 /** The provider registry in the config: validation at start, env shortcuts, the injectable dispatcher. */
 
@@ -44,6 +44,7 @@ describe("provider config validation", () => {
     ["a name that is not a path segment", { providers: { "Big Corp": acme } }, /providers\.Big Corp: provider names are lower-case/],
     ["the reserved name credential", { providers: { credential: acme } }, /providers\.credential: is reserved/],
     ["a bad scope", { providers: { acme: { ...acme, scopes: ["two words"] } } }, /providers\.acme\.scopes/],
+    ["requireIssuerParameter without an issuer", { providers: { acme: { ...acme, requireIssuerParameter: true } } }, /providers\.acme\.issuer: is required when requireIssuerParameter/],
   ];
   for (const [title, config, pattern] of cases) {
     it(`rejects ${title}, naming it`, () => {
@@ -101,7 +102,8 @@ describe("the injectable dispatcher", () => {
     agent.disableNetConnect();
     const server = await startTestServer({ providers: { acme }, http: { dispatcher: agent } });
     try {
-      const start = await post(`${server.auth}/sign-in/social`, { provider: "acme" });
+      const browser = new Browser();
+      const start = await browser.post(`${server.auth}/sign-in/social`, { provider: "acme" });
       const q = new URL(start.body.url).searchParams;
       expect(q.get("redirect_uri")).toBe(callbackUri("acme"));
       const sso = agent.get("https://sso.example.test");
@@ -118,9 +120,9 @@ describe("the injectable dispatcher", () => {
       sso
         .intercept({ path: "/userinfo", method: "GET", headers: { authorization: "Bearer mock-access" } })
         .reply(200, { sub: "m-1", email: "mock@sso.example.test", email_verified: true }, { headers: { "content-type": "application/json" } });
-      const res = await get(`${server.auth}/callback/acme?code=mock-code&state=${q.get("state")}`);
+      const res = await browser.get(`${server.auth}/callback/acme?code=mock-code&state=${q.get("state")}`);
       expect(res.status, res.text).toBe(302);
-      const cookie = res.headers.getSetCookie()[0]!.split(";")[0]!;
+      const cookie = cookieFrom(res.headers)!;
       expect((await get(`${server.auth}/get-session`, { cookie })).body.user.email).toBe("mock@sso.example.test");
       agent.assertNoPendingInterceptors();
     } finally {

@@ -5,7 +5,7 @@ import { Writable } from "node:stream";
 import { pino, type Logger } from "pino";
 import { expect } from "vitest";
 import type { PortcullisConfig } from "../../src/index.ts";
-import { cookieFrom, get, post, TEST_ORIGIN, type Reply } from "../harness/http.ts";
+import { cookieFrom, request, TEST_ORIGIN, type Reply, type RequestOptions } from "../harness/http.ts";
 import type { TestOidcProvider } from "../harness/oidc.ts";
 import type { TestServer } from "../harness/server.ts";
 
@@ -21,9 +21,11 @@ type Google = Extract<ProviderInput, { type: "google" }>;
  * The real OIDC provider registered twice: as a generic "oauth2" provider (`oidc`, Basic client
  * auth, endpoints from its discovery, mapUserInfo over the OIDC claims) and as the `google`
  * built-in with its endpoints, issuer and JWKS overridden (client_secret_post; id_token checked).
+ * Both take the issuer and RFC 9207 `iss` support from the discovery document.
  */
 export function oidcProviders(oidc: TestOidcProvider): { oidc: Generic; google: Google } {
   const d = oidc.discovery;
+  const requireIssuerParameter = d.authorization_response_iss_parameter_supported === true;
   return {
     oidc: {
       type: "oauth2",
@@ -40,6 +42,8 @@ export function oidcProviders(oidc: TestOidcProvider): { oidc: Generic; google: 
         image: raw.picture as string | undefined,
         emailVerified: raw.email_verified as boolean | undefined,
       }),
+      issuer: d.issuer,
+      requireIssuerParameter,
     },
     google: {
       type: "google",
@@ -49,6 +53,7 @@ export function oidcProviders(oidc: TestOidcProvider): { oidc: Generic; google: 
       tokenUrl: d.token_endpoint,
       userInfoUrl: d.userinfo_endpoint,
       issuer: d.issuer,
+      requireIssuerParameter,
       jwksUrl: d.jwks_uri,
     },
   };
@@ -59,17 +64,93 @@ export function atServer(server: TestServer, url: string): string {
   return url.startsWith(`${PUBLIC_URL}/`) ? `${server.url}${url.slice(PUBLIC_URL.length)}` : url;
 }
 
+/** The state cookie's name on the plain-http test origin (CONTRACT.md §5). */
+export const STATE_COOKIE = "portcullis.state";
+
+/**
+ * A test browser: a tiny cookie jar for our origin, so the state cookie set by the start of a
+ * flow comes back with its callback, as a real browser's would. Cookies cleared by the server
+ * (Max-Age=0) are dropped.
+ */
+export class Browser {
+  private readonly jar = new Map<string, string>();
+
+  /** `initial`: a `name=value; name=value` Cookie header the browser already holds (a session). */
+  constructor(initial?: string | null) {
+    for (const pair of initial ? initial.split(/;\s*/) : []) this.set(pair);
+  }
+
+  private set(pair: string) {
+    const eq = pair.indexOf("=");
+    if (eq > 0) this.jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1));
+  }
+
+  /** The Cookie header it sends, or undefined when it holds none. */
+  get cookie(): string | undefined {
+    return this.jar.size ? [...this.jar].map(([k, v]) => `${k}=${v}`).join("; ") : undefined;
+  }
+
+  value(name: string): string | null {
+    return this.jar.get(name) ?? null;
+  }
+
+  store(headers: Headers) {
+    for (const line of headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      if (/;\s*Max-Age=0(;|$)/i.test(line)) this.jar.delete(pair!.slice(0, pair!.indexOf("=")).trim());
+      else this.set(pair!);
+    }
+  }
+
+  async request<T = any>(method: string, url: string, opts: RequestOptions = {}): Promise<Reply<T>> {
+    const res = await request<T>(method, url, { ...opts, cookie: opts.cookie ?? this.cookie });
+    this.store(res.headers);
+    return res;
+  }
+
+  get<T = any>(url: string, opts: RequestOptions = {}) {
+    return this.request<T>("GET", url, opts);
+  }
+
+  post<T = any>(url: string, json?: unknown, opts: RequestOptions = {}) {
+    return this.request<T>("POST", url, { ...opts, json: json ?? opts.json });
+  }
+}
+
 export interface BrowserSignIn {
   start: Reply;
   callback: Reply;
   /** `portcullis.session_token=...` set by the callback, or null. */
   cookie: string | null;
+  /** The browser that ran the flow. */
+  browser: Browser;
+}
+
+/**
+ * POST /sign-in/social (or /link-social when the browser holds a session), then the provider's
+ * authorize endpoint with login and consent: the start answer and where the provider sent the
+ * browser back (the callback URL with code, state and iss).
+ */
+export async function startAndAuthorize(
+  server: TestServer,
+  oidc: TestOidcProvider,
+  browser: Browser,
+  provider: string,
+  sub: string,
+  body: Record<string, unknown> = {},
+  link = false,
+): Promise<{ start: Reply; location: string }> {
+  const start = await browser.post(`${server.auth}/${link ? "link-social" : "sign-in/social"}`, { provider, ...body });
+  expect(start.status, start.text).toBe(200);
+  const outcome = await oidc.authorize(start.body.url, { sub });
+  if (outcome.kind !== "redirect") throw new Error("expected a redirect back from the provider");
+  return { start, location: atServer(server, outcome.location) };
 }
 
 /**
  * The whole browser flow over plain HTTP: POST /sign-in/social (or /link-social with `cookie`),
  * the provider's authorize endpoint with login and consent, then the redirect back to
- * /callback/{provider}.
+ * /callback/{provider} in the same browser (its state cookie along).
  */
 export async function browserFlow(
   server: TestServer,
@@ -79,14 +160,10 @@ export async function browserFlow(
   body: Record<string, unknown> = {},
   link?: { cookie: string },
 ): Promise<BrowserSignIn> {
-  const start = link
-    ? await post(`${server.auth}/link-social`, { provider, ...body }, { cookie: link.cookie })
-    : await post(`${server.auth}/sign-in/social`, { provider, ...body });
-  expect(start.status, start.text).toBe(200);
-  const outcome = await oidc.authorize(start.body.url, { sub });
-  if (outcome.kind !== "redirect") throw new Error("expected a redirect back from the provider");
-  const callback = await get(atServer(server, outcome.location));
-  return { start, callback, cookie: cookieFrom(callback.headers) };
+  const browser = new Browser(link?.cookie);
+  const { start, location } = await startAndAuthorize(server, oidc, browser, provider, sub, body, link !== undefined);
+  const callback = await browser.get(location);
+  return { start, callback, cookie: cookieFrom(callback.headers), browser };
 }
 
 /** A user signed in by social sign-in: the cookie, and the bearer token behind it. */

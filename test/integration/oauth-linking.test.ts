@@ -66,7 +66,7 @@ describe("explicit linking (/link-social)", () => {
     expect(start.body.redirect).toBe(true);
     expect(callback.status, callback.text).toBe(302);
     expect(callback.headers.get("location")).toBe(`${PUBLIC_URL}/settings`);
-    expect(callback.headers.get("set-cookie")).toBeNull();
+    expect(cookieFrom(callback.headers)).toBeNull();
     const accounts = await accountsOf(user.cookie);
     expect(accounts.map((a) => [a.providerId, a.accountId]).sort()).toEqual([
       ["credential", user.id],

@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { get, post } from "../harness/http.ts";
+import { cookieFrom, get, post } from "../harness/http.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
 import {
   basicCredentials,
+  Browser,
   callbackUri,
   captureLogs,
   expectError,
@@ -168,13 +169,17 @@ afterAll(async () => {
   await Promise.all([githubFake, discordFake, acmeFake].map((f) => f?.close()));
 });
 
+/** The browser of the flow under way: `start` opens a fresh one, `callback` comes back in it (its state cookie along). */
+let browser = new Browser();
+
 async function start(provider: string, body: Record<string, unknown> = {}) {
-  const res = await post(`${server.auth}/sign-in/social`, { provider, ...body });
+  browser = new Browser();
+  const res = await browser.post(`${server.auth}/sign-in/social`, { provider, ...body });
   expect(res.status, res.text).toBe(200);
   return res.body.url as string;
 }
 
-const callback = (provider: string, code: string, state: string) => get(`${server.auth}/callback/${provider}?code=${code}&state=${state}`);
+const callback = (provider: string, code: string, state: string) => browser.get(`${server.auth}/callback/${provider}?code=${code}&state=${state}`);
 
 function expectAuthorizationUrl(url: string, endpoint: string, clientId: string, provider: string, scope: string) {
   const parsed = new URL(url);
@@ -192,7 +197,7 @@ function expectAuthorizationUrl(url: string, endpoint: string, clientId: string,
 }
 
 async function sessionUser(res: { headers: Headers }) {
-  const cookie = res.headers.getSetCookie()[0]!.split(";")[0]!;
+  const cookie = cookieFrom(res.headers)!;
   return { cookie, user: (await get(`${server.auth}/get-session`, { cookie })).body.user };
 }
 
@@ -389,7 +394,7 @@ describe("a generic provider that fails", () => {
     const res = await attempt(() => ({ status: 503, json: {} }), () => ({ json: {} }), { errorCallbackURL: "/social-error" });
     expect(res.status).toBe(302);
     expect(res.headers.get("location")).toBe(`${PUBLIC_URL}/social-error?error=OAUTH_PROVIDER_ERROR`);
-    expect(res.headers.get("set-cookie")).toBeNull();
+    expect(cookieFrom(res.headers)).toBeNull();
   });
 
   it("no code, token or client secret ever reaches the log", () => {

@@ -4,7 +4,7 @@ import { MINUTE, SECOND } from "../harness/clock.ts";
 import { cookieFrom, get, post, request } from "../harness/http.ts";
 import { startOidcProvider, type TestOidcProvider } from "../harness/oidc.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
-import { atServer, browserFlow, callbackUri, captureLogs, expectError, oidcProviders, PUBLIC_URL, tokenOf } from "./oauth-helpers.ts";
+import { atServer, Browser, browserFlow, callbackUri, captureLogs, expectError, oidcProviders, PUBLIC_URL, STATE_COOKIE, startAndAuthorize, tokenOf } from "./oauth-helpers.ts";
 
 /**
  * Social sign-in against a real OpenID provider on loopback (CONTRACT.md §5): the browser flow
@@ -39,7 +39,7 @@ beforeAll(async () => {
         ...providers,
         "oidc-form": { ...providers.oidc, authorizationParams: { response_mode: "form_post" } },
         // The google built-in expecting Google's own issuer: an id_token from anyone else fails.
-        "bad-google": { ...providers.google, issuer: "https://accounts.google.com" },
+        "bad-google": { ...providers.google, issuer: "https://accounts.google.com", requireIssuerParameter: false },
       },
     },
     { logger: logs.logger },
@@ -53,7 +53,8 @@ afterAll(async () => {
 describe("the browser flow", () => {
   it("signs a new user in: authorize with PKCE S256, callback, session cookie only", async () => {
     const alice = account({ name: "Alice Social" });
-    const start = await post(`${server.auth}/sign-in/social`, { provider: "oidc", callbackURL: "/dashboard", newUserCallbackURL: "/welcome" });
+    const browser = new Browser();
+    const start = await browser.post(`${server.auth}/sign-in/social`, { provider: "oidc", callbackURL: "/dashboard", newUserCallbackURL: "/welcome" });
     expect(start.status, start.text).toBe(200);
     expect(start.body.redirect).toBe(true);
     expect(start.headers.get("location")).toBe(start.body.url);
@@ -77,15 +78,17 @@ describe("the browser flow", () => {
     expect(back.searchParams.get("state")).toBe(q.get("state"));
     remember(back.searchParams.get("code"), q.get("state"));
 
-    const callback = await get(atServer(server, outcome.location));
+    const callback = await browser.get(atServer(server, outcome.location));
     expect(callback.status, callback.text).toBe(302);
     // A new user goes to newUserCallbackURL, resolved against the public URL.
     expect(callback.headers.get("location")).toBe(`${PUBLIC_URL}/welcome`);
     expect(callback.text).toBe("");
     expect(callback.headers.get("set-auth-token")).toBeNull();
+    // The session cookie, and the state cookie cleared: it has served.
     const setCookie = callback.headers.getSetCookie();
-    expect(setCookie).toHaveLength(1);
+    expect(setCookie).toHaveLength(2);
     expect(setCookie[0]).toMatch(/^portcullis\.session_token=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(setCookie[1]).toBe(`${STATE_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax`);
     const cookie = cookieFrom(callback.headers)!;
     remember(tokenOf(cookie));
 
@@ -119,7 +122,7 @@ describe("the browser flow", () => {
       .execute("select access_token, refresh_token, id_token from accounts where account_id = ?", [bob.sub]);
     const row = rows[0] as Record<string, string>;
     for (const column of ["access_token", "refresh_token", "id_token"]) {
-      expect(row[column]).toMatch(/^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+      expect(row[column]).toMatch(/^k[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
     }
     expect(JSON.stringify(row)).not.toContain(refreshed.body.accessToken);
     expect(JSON.stringify(row)).not.toContain(refreshed.body.refreshToken);
@@ -143,18 +146,25 @@ describe("the browser flow", () => {
 
   it("google: an id_token from another issuer fails with 500 OAUTH_PROVIDER_ERROR", async () => {
     const dave = account();
-    const { callback } = await browserFlow(server, oidc, "bad-google", dave.sub);
+    // Its authorization response says nothing of the issuer (RFC 9207 is optional for it), so
+    // the id_token's own `iss` check is what refuses it.
+    const browser = new Browser();
+    const { location } = await startAndAuthorize(server, oidc, browser, "bad-google", dave.sub);
+    const withoutIss = new URL(location);
+    withoutIss.searchParams.delete("iss");
+    const callback = await browser.get(withoutIss.toString());
     expectError(callback, 500, "OAUTH_PROVIDER_ERROR");
     expect(callback.body.message).toBe("The identity provider failed or answered unexpectedly");
     expect(callback.body.requestId).toEqual(expect.any(String));
-    expect(callback.headers.get("set-cookie")).toBeNull();
+    expect(cookieFrom(callback.headers)).toBeNull();
     const logged = logs.entries().find((e) => e.requestId === callback.body.requestId && e.msg === "oauth provider failure");
     expect(logged).toMatchObject({ provider: "bad-google", step: "user info", cause: { code: "ERR_JWT_CLAIM_VALIDATION_FAILED" } });
   });
 
   it("form_post: the POST callback answers 302 to the GET form, which signs in", async () => {
     const erin = account();
-    const start = await post(`${server.auth}/sign-in/social`, { provider: "oidc-form", callbackURL: "/after" });
+    const browser = new Browser();
+    const start = await browser.post(`${server.auth}/sign-in/social`, { provider: "oidc-form", callbackURL: "/after" });
     expect(new URL(start.body.url).searchParams.get("response_mode")).toBe("form_post");
     const outcome = await oidc.authorize(start.body.url, { sub: erin.sub });
     if (outcome.kind !== "form_post") throw new Error("form_post expected");
@@ -171,7 +181,9 @@ describe("the browser flow", () => {
     expect(`${getForm.origin}${getForm.pathname}`).toBe(callbackUri("oidc-form"));
     expect(getForm.searchParams.get("code")).toBe(outcome.fields.code);
     expect(getForm.searchParams.get("state")).toBe(outcome.fields.state);
-    const callback = await get(atServer(server, getForm.toString()));
+    expect(getForm.searchParams.get("iss")).toBe(oidc.issuer);
+    // The 302 to the GET form is a top-level navigation: the SameSite=Lax state cookie comes along.
+    const callback = await browser.get(atServer(server, getForm.toString()));
     expect(callback.status, callback.text).toBe(302);
     expect(callback.headers.get("location")).toBe(`${PUBLIC_URL}/after`);
     const session = await get(`${server.auth}/get-session`, { cookie: cookieFrom(callback.headers)! });
@@ -188,14 +200,15 @@ describe("the browser flow", () => {
 
   it("works over tRPC: signIn.social, then the callback procedure sets the cookie", async () => {
     const frank = account();
-    const trpc = (path: string, body: unknown) => post(`${server.url}/api/trpc/${path}`, body);
+    const browser = new Browser();
+    const trpc = (path: string, body: unknown) => browser.post(`${server.url}/api/trpc/${path}`, body);
     const started = await trpc("signIn.social", { provider: "oidc", callbackURL: "/t" });
     expect(started.status, started.text).toBe(200);
     const url = started.body.result.data.url as string;
     const outcome = await oidc.authorize(url, { sub: frank.sub });
     if (outcome.kind !== "redirect") throw new Error("redirect expected");
     const back = new URL(outcome.location);
-    const done = await trpc("callback", { provider: "oidc", code: back.searchParams.get("code"), state: back.searchParams.get("state") });
+    const done = await trpc("callback", { provider: "oidc", code: back.searchParams.get("code"), state: back.searchParams.get("state"), iss: back.searchParams.get("iss") });
     expect(done.status, done.text).toBe(200);
     expect(done.body.result.data).toEqual({ redirect: true, url: `${PUBLIC_URL}/t` });
     const cookie = cookieFrom(done.headers)!;
@@ -250,14 +263,13 @@ describe("the seed's rules", () => {
 
   it("two callbacks racing for one new provider account: one user, one account, two sessions", async () => {
     const kim = account();
-    const locations: string[] = [];
+    // Two browsers (a laptop and a phone), each finishing its own flow.
+    const flows: { browser: Browser; location: string }[] = [];
     for (let i = 0; i < 2; i++) {
-      const start = await post(`${server.auth}/sign-in/social`, { provider: "oidc" });
-      const outcome = await oidc.authorize(start.body.url, { sub: kim.sub });
-      if (outcome.kind !== "redirect") throw new Error("redirect expected");
-      locations.push(outcome.location);
+      const browser = new Browser();
+      flows.push({ browser, location: (await startAndAuthorize(server, oidc, browser, "oidc", kim.sub)).location });
     }
-    const results = await Promise.all(locations.map((l) => get(atServer(server, l))));
+    const results = await Promise.all(flows.map((f) => f.browser.get(f.location)));
     expect(results.map((r) => r.status)).toEqual([302, 302]);
     const sessions = await Promise.all(results.map((r) => get(`${server.auth}/get-session`, { cookie: cookieFrom(r.headers)! })));
     expect(sessions[0]!.body.user.id).toBe(sessions[1]!.body.user.id);
@@ -274,14 +286,14 @@ describe("the seed's rules", () => {
 });
 
 describe("callback failures", () => {
+  /** A flow up to the provider's redirect back, in `browser`, which holds its state cookie. */
   async function started(provider = "oidc", body: Record<string, unknown> = {}) {
     const mallory = account();
-    const start = await post(`${server.auth}/sign-in/social`, { provider, ...body });
-    const outcome = await oidc.authorize(start.body.url, { sub: mallory.sub });
-    if (outcome.kind !== "redirect") throw new Error("redirect expected");
-    const back = new URL(outcome.location);
+    const browser = new Browser();
+    const { location } = await startAndAuthorize(server, oidc, browser, provider, mallory.sub, body);
+    const back = new URL(location);
     remember(back.searchParams.get("code"), back.searchParams.get("state"));
-    return { code: back.searchParams.get("code")!, state: back.searchParams.get("state")!, location: outcome.location };
+    return { code: back.searchParams.get("code")!, state: back.searchParams.get("state")!, location, browser, cookie: browser.cookie! };
   }
 
   it("400 PROVIDER_NOT_FOUND for an unknown provider, on every OAuth endpoint", async () => {
@@ -294,23 +306,24 @@ describe("callback failures", () => {
   it("400 INVALID_CALLBACK_REQUEST when code or state is missing", async () => {
     expectError(await get(`${server.auth}/callback/oidc?code=abc`), 400, "INVALID_CALLBACK_REQUEST");
     expectError(await get(`${server.auth}/callback/oidc`), 400, "INVALID_CALLBACK_REQUEST");
-    const { state } = await started();
-    expectError(await get(`${server.auth}/callback/oidc?state=${state}`), 400, "INVALID_CALLBACK_REQUEST");
+    const { state, browser } = await started();
+    expectError(await browser.get(`${server.auth}/callback/oidc?state=${state}&iss=${encodeURIComponent(oidc.issuer)}`), 400, "INVALID_CALLBACK_REQUEST");
   });
 
   it("400 STATE_MISMATCH for an unknown state, and for a replayed one", async () => {
     expectError(await get(`${server.auth}/callback/oidc?code=abc&state=${"x".repeat(43)}`), 400, "STATE_MISMATCH");
-    const { location } = await started();
-    const first = await get(atServer(server, location));
+    const { location, cookie } = await started();
+    const first = await get(location, { cookie });
     expect(first.status, first.text).toBe(302);
-    const replay = await get(atServer(server, location));
+    // Replayed with the very cookie that went with it: the state is used up.
+    const replay = await get(location, { cookie });
     expectError(replay, 400, "STATE_MISMATCH");
     expect(replay.headers.get("set-cookie")).toBeNull();
   });
 
   it("one state raced by five callbacks at once: exactly one session, the rest STATE_MISMATCH", async () => {
-    const { location } = await started();
-    const results = await Promise.all(Array.from({ length: 5 }, () => get(atServer(server, location))));
+    const { location, cookie } = await started();
+    const results = await Promise.all(Array.from({ length: 5 }, () => get(location, { cookie })));
     const winners = results.filter((r) => r.status === 302);
     expect(winners, results.map((r) => `${r.status} ${r.text}`).join("\n")).toHaveLength(1);
     expect(cookieFrom(winners[0]!.headers)).not.toBeNull();
@@ -323,39 +336,41 @@ describe("callback failures", () => {
   it("400 STATE_MISMATCH once the state is 10 minutes old (injected clock)", async () => {
     const early = await started();
     server.clock.advance(9 * MINUTE + 59 * SECOND);
-    expect((await get(atServer(server, early.location))).status).toBe(302);
+    expect((await early.browser.get(early.location)).status).toBe(302);
     const late = await started();
     server.clock.advance(10 * MINUTE);
-    expectError(await get(atServer(server, late.location)), 400, "STATE_MISMATCH");
+    expectError(await late.browser.get(late.location), 400, "STATE_MISMATCH");
   });
 
   it("400 STATE_MISMATCH for a state issued for another provider, which is then used up", async () => {
-    const { code, state } = await started("oidc");
-    expectError(await get(`${server.auth}/callback/google?code=${code}&state=${state}`), 400, "STATE_MISMATCH");
-    expectError(await get(`${server.auth}/callback/oidc?code=${code}&state=${state}`), 400, "STATE_MISMATCH");
+    const { code, state, cookie } = await started("oidc");
+    expectError(await get(`${server.auth}/callback/google?code=${code}&state=${state}`, { cookie }), 400, "STATE_MISMATCH");
+    expectError(await get(`${server.auth}/callback/oidc?code=${code}&state=${state}`, { cookie }), 400, "STATE_MISMATCH");
   });
 
   it("errorCallbackURL: failures after the state redirect there with ?error=<code>", async () => {
-    const start = await post(`${server.auth}/sign-in/social`, { provider: "oidc", errorCallbackURL: "/oops?from=oauth" });
+    const browser = new Browser();
+    const start = await browser.post(`${server.auth}/sign-in/social`, { provider: "oidc", errorCallbackURL: "/oops?from=oauth" });
     const denied = await oidc.authorize(start.body.url, { deny: true });
     if (denied.kind !== "redirect") throw new Error("redirect expected");
     expect(new URL(denied.location).searchParams.get("error")).toBe("access_denied");
-    const res = await get(atServer(server, denied.location));
+    const res = await browser.get(atServer(server, denied.location));
     expect(res.status, res.text).toBe(302);
     expect(res.headers.get("location")).toBe(`${PUBLIC_URL}/oops?from=oauth&error=INVALID_CALLBACK_REQUEST&provider_error=access_denied`);
-    expect(res.headers.get("set-cookie")).toBeNull();
+    expect(cookieFrom(res.headers)).toBeNull();
 
-    const { code, state } = await started("oidc", { errorCallbackURL: `${PUBLIC_URL}/failed` });
-    const crossed = await get(`${server.auth}/callback/google?code=${code}&state=${state}`);
+    const { code, state, cookie } = await started("oidc", { errorCallbackURL: `${PUBLIC_URL}/failed` });
+    const crossed = await get(`${server.auth}/callback/google?code=${code}&state=${state}`, { cookie });
     expect(crossed.status).toBe(302);
     expect(crossed.headers.get("location")).toBe(`${PUBLIC_URL}/failed?error=STATE_MISMATCH`);
   });
 
   it("without errorCallbackURL a provider's error is a JSON 400", async () => {
-    const start = await post(`${server.auth}/sign-in/social`, { provider: "oidc" });
+    const browser = new Browser();
+    const start = await browser.post(`${server.auth}/sign-in/social`, { provider: "oidc" });
     const denied = await oidc.authorize(start.body.url, { deny: true });
     if (denied.kind !== "redirect") throw new Error("redirect expected");
-    expectError(await get(atServer(server, denied.location)), 400, "INVALID_CALLBACK_REQUEST");
+    expectError(await browser.get(atServer(server, denied.location)), 400, "INVALID_CALLBACK_REQUEST");
   });
 
   it("403 INVALID_CALLBACK_URL for an untrusted callbackURL, errorCallbackURL or newUserCallbackURL", async () => {
@@ -368,10 +383,11 @@ describe("callback failures", () => {
 
   it("the provider enforces PKCE: a code presented with another flow's verifier fails with 500 OAUTH_PROVIDER_ERROR", async () => {
     const { code } = await started(); // issued for the first flow's challenge, never redeemed
-    const other = await post(`${server.auth}/sign-in/social`, { provider: "oidc" });
+    const browser = new Browser();
+    const other = await browser.post(`${server.auth}/sign-in/social`, { provider: "oidc" });
     const otherState = new URL(other.body.url).searchParams.get("state")!;
     remember(otherState);
-    const res = await get(`${server.auth}/callback/oidc?code=${code}&state=${otherState}`);
+    const res = await browser.get(`${server.auth}/callback/oidc?code=${code}&state=${otherState}&iss=${encodeURIComponent(oidc.issuer)}`);
     expectError(res, 500, "OAUTH_PROVIDER_ERROR");
     expect(res.headers.get("set-cookie")).toBeNull();
     const logged = logs.entries().find((e) => e.requestId === res.body.requestId && e.msg === "oauth provider failure");

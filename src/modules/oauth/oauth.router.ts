@@ -1,39 +1,53 @@
 import { actionLink, callbackWith } from "../../mail/links.ts";
 import { assertSafeCallback } from "../../security/origins.ts";
 import type { Context } from "../../trpc/context.ts";
-import { authedProcedure, publicProcedure } from "../../trpc/init.ts";
+import { authedProcedure, lastingAccessProcedure, publicProcedure } from "../../trpc/init.ts";
 import * as accounts from "./accounts.service.ts";
 import * as schema from "./oauth.schema.ts";
 import * as service from "./oauth.service.ts";
 import { getProvider } from "./runtime.ts";
+import { STATE_COOKIE, STATE_COOKIE_MAX_AGE_SEC, stateCookieMatches } from "./state.ts";
 
-/** `{ url, redirect }` plus `Location` (CONTRACT.md §5); the browser client follows it. */
-function authorizationAnswer(ctx: Context, url: string, disableRedirect: boolean | undefined) {
+/**
+ * `{ url, redirect }` plus `Location` (CONTRACT.md §5); the browser client follows it. The state
+ * cookie goes with it in every case: a `disableRedirect` caller opens the URL in the same browser.
+ */
+function authorizationAnswer(ctx: Context, { url, stateCookie }: service.Authorization, disableRedirect: boolean | undefined) {
+  setStateCookie(ctx, stateCookie, STATE_COOKIE_MAX_AGE_SEC);
   if (!disableRedirect) ctx.effects.headers.location = url;
   return { url, redirect: !disableRedirect };
+}
+
+/** Lives as long as the state (10 min); HttpOnly, SameSite=Lax, `__Secure-` on https (Effects.cookies). */
+function setStateCookie(ctx: Context, value: string, maxAgeSec: number) {
+  ctx.effects.cookies = [...(ctx.effects.cookies ?? []).filter((c) => c.name !== STATE_COOKIE), { name: STATE_COOKIE, value, maxAgeSec }];
 }
 
 export const oauthProcedures = {
   signInSocial: publicProcedure.input(schema.signInSocialInput).mutation(async ({ ctx, input }) => {
     for (const url of [input.callbackURL, input.errorCallbackURL, input.newUserCallbackURL]) assertSafeCallback(ctx.app, url);
-    const url = await service.startAuthorization(ctx.app, ctx.em, input);
-    return authorizationAnswer(ctx, url, input.disableRedirect);
+    const authorization = await service.startAuthorization(ctx.app, ctx.em, input);
+    return authorizationAnswer(ctx, authorization, input.disableRedirect);
   }),
 
-  linkSocial: authedProcedure.input(schema.linkSocialInput).mutation(async ({ ctx, input }) => {
+  linkSocial: lastingAccessProcedure.input(schema.linkSocialInput).mutation(async ({ ctx, input }) => {
     for (const url of [input.callbackURL, input.errorCallbackURL]) assertSafeCallback(ctx.app, url);
-    const url = await service.startAuthorization(ctx.app, ctx.em, { ...input, linkUserId: ctx.auth.user.id });
-    return authorizationAnswer(ctx, url, input.disableRedirect);
+    const authorization = await service.startAuthorization(ctx.app, ctx.em, { ...input, linkUserId: ctx.auth.user.id });
+    return authorizationAnswer(ctx, authorization, input.disableRedirect);
   }),
 
   /**
    * The provider's redirect. A browser redirect: the session goes in the cookie only, no
-   * `set-auth-token`. A mutation (it uses the state up), though it arrives as a GET.
+   * `set-auth-token`. A mutation (it uses the state up), though it arrives as a GET. The state
+   * cookie is cleared once it has served (it named this state); one naming another flow of
+   * this browser is left to that flow.
    */
   callback: publicProcedure.input(schema.callbackInput).mutation(async ({ ctx, input }) => {
+    const stateCookie = ctx.readCookie(STATE_COOKIE);
+    if (input.state && stateCookie && stateCookieMatches(ctx.app, input.state, stateCookie)) setStateCookie(ctx, "", 0);
     let outcome: service.CallbackOutcome;
     try {
-      outcome = await service.handleCallback(ctx.app, ctx.em, ctx.req, input);
+      outcome = await service.handleCallback(ctx.app, ctx.em, ctx.req, { ...input, stateCookie });
     } catch (err) {
       if (!(err instanceof service.CallbackFailure)) throw err;
       if (!err.errorCallbackURL) throw err.error;
@@ -52,7 +66,8 @@ export const oauthProcedures = {
 
   /**
    * OAuth 2.0 Form Post Response Mode: the provider POSTs the response; answer 302 to the GET
-   * form, which a SameSite=Lax cookie then accompanies.
+   * form, which a SameSite=Lax cookie then accompanies. The cross-site POST itself carries no Lax
+   * cookie, so the state cookie is checked on the GET, never here.
    */
   callbackPost: publicProcedure.input(schema.callbackInput).mutation(({ ctx, input }) => {
     const provider = getProvider(ctx.app, input.provider);
@@ -76,7 +91,7 @@ export const oauthProcedures = {
 
   listAccounts: authedProcedure.query(({ ctx }) => accounts.listAccounts(ctx.em, ctx.auth.user.id)),
 
-  unlinkAccount: authedProcedure.input(schema.accountRefInput).mutation(async ({ ctx, input }) => {
+  unlinkAccount: lastingAccessProcedure.input(schema.accountRefInput).mutation(async ({ ctx, input }) => {
     await accounts.unlinkAccount(ctx.app, ctx.em, ctx.auth.user.id, input);
     return { status: true as const };
   }),

@@ -6,12 +6,12 @@ import { randomToken } from "../../crypto/tokens.ts";
 import { AuthError } from "../../errors.ts";
 import { HttpError } from "../../http/client.ts";
 import { callbackWith } from "../../mail/links.ts";
-import { ProfileError, type OAuthProvider } from "../../oauth/providers/index.ts";
+import { issuerAccepted, ProfileError, type OAuthProvider } from "../../oauth/providers/index.ts";
 import { normalizeEmail } from "../email-password/email-password.rules.ts";
 import type { RequestInfo } from "../session/session.service.ts";
 import { linkToUser, signInWithProvider, type SocialSignIn } from "./linking.service.ts";
 import { getProvider, redirectUri } from "./runtime.ts";
-import { consumeState, saveState } from "./state.ts";
+import { consumeState, findState, saveState, stateCookieMatches, stateCookieValue } from "./state.ts";
 
 type RequestMeta = RequestInfo & { requestId: string };
 
@@ -25,8 +25,15 @@ export interface StartInput {
   linkUserId?: string | null;
 }
 
-/** POST /sign-in/social and /link-social: the provider's authorization URL (RFC 6749 §4.1.1). */
-export async function startAuthorization(app: App, em: EntityManager, input: StartInput): Promise<string> {
+export interface Authorization {
+  /** The provider's authorization URL (RFC 6749 §4.1.1). */
+  url: string;
+  /** The state cookie's value: the start answer sets it, the callback wants it back. */
+  stateCookie: string;
+}
+
+/** POST /sign-in/social and /link-social. */
+export async function startAuthorization(app: App, em: EntityManager, input: StartInput): Promise<Authorization> {
   const provider = getProvider(app, input.provider);
   const codeVerifier = createCodeVerifier();
   const scopes = [...new Set([...provider.defaultScopes, ...(input.scopes ?? [])])];
@@ -41,7 +48,8 @@ export async function startAuthorization(app: App, em: EntityManager, input: Sta
     scopes,
     nonce,
   });
-  return provider.authorizationUrl({ state, codeChallenge: codeChallengeS256(codeVerifier), redirectUri: redirectUri(app, provider.name), scopes, nonce });
+  const url = provider.authorizationUrl({ state, codeChallenge: codeChallengeS256(codeVerifier), redirectUri: redirectUri(app, provider.name), scopes, nonce });
+  return { url, stateCookie: stateCookieValue(app, state) };
 }
 
 /** A failure once the state is known: the router redirects to its errorCallbackURL when there is one. */
@@ -87,20 +95,39 @@ export interface CallbackInput {
   code?: string | undefined;
   state?: string | undefined;
   error?: string | undefined;
+  /** RFC 9207 issuer identification. */
+  iss?: string | undefined;
+  /** The browser's state cookie, if it sent one. */
+  stateCookie: string | null;
 }
 
 export type CallbackOutcome = { kind: "signed-in"; session: SocialSignIn; redirectTo: string } | { kind: "linked"; redirectTo: string };
 
 const emailFormat = z.email();
 
+/**
+ * Login and linking CSRF defence (RFC 9700 §4.7.1): only the browser that started the flow may
+ * finish it. A refusal leaves the state alone, as better-auth does: whoever replays a leaked
+ * callback URL elsewhere cannot burn the rightful browser's flow, and without that browser's
+ * cookie (and the PKCE verifier we hold) the code is worthless; the row still expires in 10 min.
+ */
+async function assertBoundToBrowser(app: App, em: EntityManager, state: string, cookie: string | null): Promise<void> {
+  if (app.config.account.skipStateCookieCheck || stateCookieMatches(app, state, cookie)) return;
+  const pending = await findState(app, em, state);
+  throw new CallbackFailure(new AuthError("STATE_MISMATCH"), pending?.errorCallbackURL ?? null);
+}
+
 /** GET /callback/{provider}: state, code exchange with the stored verifier, user info, the linking rules. */
 export async function handleCallback(app: App, em: EntityManager, req: RequestMeta, input: CallbackInput): Promise<CallbackOutcome> {
   const provider = getProvider(app, input.provider);
   if (!input.state) throw new AuthError("INVALID_CALLBACK_REQUEST");
+  await assertBoundToBrowser(app, em, input.state, input.stateCookie);
   const state = await consumeState(app, em, input.state);
   if (!state) throw new AuthError("STATE_MISMATCH");
-  // RFC 9700 §4.4 mix-up defence: a state answers only at the provider it was issued for.
+  // RFC 9700 §4.4 mix-up defence: a state answers only at the provider it was issued for...
   if (state.provider !== provider.name) throw new CallbackFailure(new AuthError("STATE_MISMATCH"), state.errorCallbackURL);
+  // ...and RFC 9207 §2.4: the response names the issuer that sent it, before anything of it is used.
+  if (!issuerAccepted(provider.responseIssuer, input.iss)) throw new CallbackFailure(new AuthError("ISSUER_MISMATCH"), state.errorCallbackURL);
   const providerError = input.error ? input.error.replace(/[^A-Za-z0-9_.-]/g, "").slice(0, 64) : null;
   if (providerError || !input.code) {
     throw new CallbackFailure(new AuthError("INVALID_CALLBACK_REQUEST"), state.errorCallbackURL, providerError);

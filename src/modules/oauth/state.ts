@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/core";
 import { z } from "zod";
 import type { App } from "../../app.ts";
-import { randomToken, sha256 } from "../../crypto/tokens.ts";
+import { sign, verify } from "../../crypto/signing.ts";
+import { constantTimeEqual, randomToken, sha256 } from "../../crypto/tokens.ts";
 import { Verification } from "../../db/entities/index.ts";
 
 /**
@@ -39,6 +40,36 @@ export async function saveState(app: App, em: EntityManager, value: OAuthState):
     createdAt: now,
   });
   return state;
+}
+
+/** The state's row while it is live, without using it up (where a refused callback sends the browser). */
+export async function findState(app: App, em: EntityManager, state: string): Promise<OAuthState | null> {
+  if (state.length < 20 || state.length > 200) return null;
+  const row = await em.findOne(Verification, { identifier: sha256(state), purpose: PURPOSE, expiresAt: { $gt: app.clock.now() } }, { disableIdentityMap: true });
+  const parsed = row ? stateValueSchema.safeParse(JSON.parse(row.value)) : null;
+  return parsed?.success ? parsed.data : null;
+}
+
+/**
+ * The state bound to the browser that started the flow (RFC 9700 §4.7.1, better-auth's state
+ * cookie): the start answer sets `{prefix}.state` holding the state's SHA-256, signed with a key
+ * from the service secret, and the callback accepts a state only from a browser whose cookie
+ * names it. A callback URL replayed elsewhere (login CSRF, linking CSRF) has no such cookie.
+ */
+export const STATE_COOKIE = "state";
+export const STATE_COOKIE_MAX_AGE_SEC = STATE_TTL_MS / 1000;
+
+/** Secrets that verify a state cookie, newest first (the first one signs). */
+const cookieSecrets = (app: App): readonly string[] => app.secrets;
+
+export function stateCookieValue(app: App, state: string): string {
+  return sign(sha256(state), cookieSecrets(app)[0]!);
+}
+
+export function stateCookieMatches(app: App, state: string, cookie: string | null): boolean {
+  if (!cookie) return false;
+  const digest = verify(cookie, cookieSecrets(app));
+  return digest !== null && constantTimeEqual(digest, sha256(state));
 }
 
 /**

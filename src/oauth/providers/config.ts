@@ -15,6 +15,15 @@ const secret = z.string().min(1, "is required");
 const scopes = z.array(z.string().min(1).max(256).regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, "must be one RFC 6749 §3.3 scope token")).max(64);
 /** Extra authorization request parameters (e.g. `prompt`, `access_type`); the flow's own always win. */
 const authorizationParams = z.record(z.string().min(1), z.string()).optional();
+/**
+ * RFC 9207 (mix-up defence): the provider's issuer identifier, and whether its authorization
+ * responses always carry `iss` (its metadata's `authorization_response_iss_parameter_supported`).
+ * With an issuer, an `iss` that differs is refused; with `requireIssuerParameter`, a missing one too.
+ */
+const issuerCheck = {
+  issuer: z.string().min(1).max(2048).optional(),
+  requireIssuerParameter: z.boolean().optional(),
+};
 
 const builtIn = {
   clientId: secret,
@@ -26,9 +35,10 @@ const builtIn = {
   authUrl: httpUrl.optional(),
   tokenUrl: httpUrl.optional(),
   userInfoUrl: httpUrl.optional(),
+  ...issuerCheck,
 };
 
-export const providerConfigSchema = z.discriminatedUnion("type", [
+const providerConfigUnion = z.discriminatedUnion("type", [
   z
     .object({
       type: z.literal("oauth2"),
@@ -42,13 +52,14 @@ export const providerConfigSchema = z.discriminatedUnion("type", [
       /** RFC 6749 §2.3.1: Basic is the one every server must accept. */
       tokenEndpointAuthMethod: z.enum(["client_secret_basic", "client_secret_post"]).default("client_secret_basic"),
       authorizationParams,
+      ...issuerCheck,
     })
     .strict(),
   z
     .object({
       type: z.literal("google"),
       ...builtIn,
-      /** Expected `iss` of the id_token (default: Google's two spellings). */
+      /** Expected `iss` of the id_token and of the authorization response (default: Google's two spellings). */
       issuer: z.string().min(1).optional(),
       /** Where the id_token's signing keys are published. */
       jwksUrl: httpUrl.optional(),
@@ -57,6 +68,13 @@ export const providerConfigSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("github"), ...builtIn, emailsUrl: httpUrl.optional() }).strict(),
   z.object({ type: z.literal("discord"), ...builtIn }).strict(),
 ]);
+
+export const providerConfigSchema = providerConfigUnion.superRefine((provider, ctx) => {
+  // Google's issuer is known without configuration; the others need theirs to compare `iss` with.
+  if (provider.requireIssuerParameter && !provider.issuer && provider.type !== "google") {
+    ctx.addIssue({ code: "custom", path: ["issuer"], message: "is required when requireIssuerParameter is true" });
+  }
+});
 
 export type ProviderConfig = z.output<typeof providerConfigSchema>;
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ProviderConfig } from "./config.ts";
 import { getWithToken, oauth2Provider, type ClientCredentials } from "./oauth2.ts";
-import { toStandardUserInfo, withoutUndefined, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";
+import { responseIssuerOf, toStandardUserInfo, withoutUndefined, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";
 
 type DiscordConfig = Extract<ProviderConfig, { type: "discord" }>;
 
@@ -49,6 +49,7 @@ export function discordProvider(name: string, config: DiscordConfig, { http }: P
     type: "discord",
     defaultScopes: config.scopes ?? DISCORD_DEFAULTS.scopes,
     usesNonce: false,
+    responseIssuer: responseIssuerOf(config),
     authUrl: urls.authUrl,
     authorizationParams: config.authorizationParams,
     http,

@@ -1,6 +1,6 @@
 import type { ProviderConfig } from "./config.ts";
 import { getRawProfile, oauth2Provider, type ClientCredentials } from "./oauth2.ts";
-import { toStandardUserInfo, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";
+import { responseIssuerOf, toStandardUserInfo, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";
 
 type GenericConfig = Extract<ProviderConfig, { type: "oauth2" }>;
 
@@ -25,6 +25,7 @@ export function genericProvider(name: string, config: GenericConfig, { http }: P
     type: "oauth2",
     defaultScopes: config.scopes,
     usesNonce: false,
+    responseIssuer: responseIssuerOf(config),
     authUrl: config.authUrl,
     authorizationParams: config.authorizationParams,
     http,

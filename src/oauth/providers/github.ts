@@ -2,7 +2,7 @@ import { z } from "zod";
 import { HttpError } from "../../http/client.ts";
 import type { ProviderConfig } from "./config.ts";
 import { getWithToken, oauth2Provider, type ClientCredentials } from "./oauth2.ts";
-import { toStandardUserInfo, withoutUndefined, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";
+import { responseIssuerOf, toStandardUserInfo, withoutUndefined, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";
 
 type GithubConfig = Extract<ProviderConfig, { type: "github" }>;
 
@@ -78,6 +78,7 @@ export function githubProvider(name: string, config: GithubConfig, { http }: Pro
     type: "github",
     defaultScopes: config.scopes ?? GITHUB_DEFAULTS.scopes,
     usesNonce: false,
+    responseIssuer: responseIssuerOf(config),
     authUrl: urls.authUrl,
     authorizationParams: config.authorizationParams,
     http,

@@ -92,6 +92,8 @@ export function googleProvider(name: string, config: GoogleConfig, { http, clock
       type: "google",
       defaultScopes: config.scopes ?? GOOGLE_DEFAULTS.scopes,
       usesNonce: true,
+      // Google names itself in `iss` on its authorization responses too (RFC 9207).
+      responseIssuer: { issuers, required: config.requireIssuerParameter === true },
       authUrl: urls.authUrl,
       authorizationParams: config.authorizationParams,
       http,

@@ -6,7 +6,7 @@ import { googleProvider } from "./google.ts";
 import type { OAuthProvider, ProviderContext } from "./provider.ts";
 
 export type { OAuthProvider, ProviderContext, ProviderProfile, StandardUserInfo, TokenSet } from "./provider.ts";
-export { ProfileError, splitScopes } from "./provider.ts";
+export { issuerAccepted, ProfileError, splitScopes } from "./provider.ts";
 
 export function createProvider(name: string, config: ProviderConfig, context: ProviderContext): OAuthProvider {
   switch (config.type) {

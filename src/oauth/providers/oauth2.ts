@@ -1,6 +1,15 @@
 import { z } from "zod";
 import { basicAuth, HttpError, request, type HttpClient } from "../../http/client.ts";
-import { rawProfileSchema, splitScopes, type AuthorizationRequest, type OAuthProvider, type ProviderProfile, type ProviderType, type TokenSet } from "./provider.ts";
+import {
+  rawProfileSchema,
+  splitScopes,
+  type AuthorizationRequest,
+  type OAuthProvider,
+  type ProviderProfile,
+  type ProviderType,
+  type ResponseIssuer,
+  type TokenSet,
+} from "./provider.ts";
 
 /** The pieces every OAuth 2.0 provider shares (RFC 6749 §4.1 with RFC 7636 PKCE). */
 
@@ -111,6 +120,7 @@ export interface ProviderSpec {
   type: ProviderType;
   defaultScopes: readonly string[];
   usesNonce: boolean;
+  responseIssuer: ResponseIssuer | null;
   authUrl: string;
   authorizationParams?: Record<string, string> | undefined;
   http: HttpClient;
@@ -127,6 +137,7 @@ export function oauth2Provider(spec: ProviderSpec): OAuthProvider {
     type: spec.type,
     defaultScopes: spec.defaultScopes,
     usesNonce: spec.usesNonce,
+    responseIssuer: spec.responseIssuer,
     authorizationUrl: (request) => buildAuthorizationUrl(spec.authUrl, client.clientId, request, spec.authorizationParams),
     exchangeCode: (input) => exchangeCode(http, client, input),
     refresh: (refreshToken) => refreshTokens(http, client, refreshToken),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Clock } from "../../config/schema.ts";
 import type { HttpClient } from "../../http/client.ts";
+import { isSafeImageUrl } from "../../security/image-url.ts";
 
 /**
  * The standard user info every provider maps to (CONTRACT.md §5; the seed's map_user_info
@@ -12,7 +13,13 @@ export const standardUserInfoSchema = z.object({
   id: z.union([z.string().trim().min(1).max(255), z.number().int().nonnegative()]).transform(String),
   email: z.string().trim().min(1).max(320),
   name: z.string().max(1024).nullish().transform((v) => v ?? null),
-  image: z.string().max(2048).nullish().transform((v) => v ?? null),
+  // Issue 11 item 10: the user-image rule of our own endpoints; an unsafe or oversized picture
+  // from the provider is dropped to null rather than failing the sign-in.
+  image: z
+    .string()
+    .nullish()
+    .catch(null)
+    .transform((v) => (v && isSafeImageUrl(v) ? v : null)),
   emailVerified: z.boolean().nullish().transform((v) => v ?? false),
 });
 
@@ -58,6 +65,28 @@ export interface ProviderContext {
 
 export type ProviderType = "oauth2" | "google" | "github" | "discord";
 
+/** RFC 9207 §2.4: the `iss` an authorization response may carry, and whether it must. */
+export interface ResponseIssuer {
+  issuers: readonly string[];
+  required: boolean;
+}
+
+/** From a provider's `issuer` / `requireIssuerParameter` options; null when the issuer is unknown. */
+export function responseIssuerOf(config: { issuer?: string | undefined; requireIssuerParameter?: boolean | undefined }): ResponseIssuer | null {
+  return config.issuer ? { issuers: [config.issuer], required: config.requireIssuerParameter === true } : null;
+}
+
+/**
+ * RFC 9207 §2.4: an `iss` that is not the issuer's identifier (simple string comparison,
+ * RFC 3986 §6.2.1) is refused; a missing one only when the provider always sends it.
+ * Unknown issuer: nothing to compare with.
+ */
+export function issuerAccepted(expected: ResponseIssuer | null, iss: string | undefined): boolean {
+  if (!expected) return true;
+  if (iss === undefined) return !expected.required;
+  return expected.issuers.includes(iss);
+}
+
 export interface OAuthProvider {
   /** The registered name: the `{provider}` path segment and the accounts' providerId. */
   readonly name: string;
@@ -65,6 +94,8 @@ export interface OAuthProvider {
   readonly defaultScopes: readonly string[];
   /** Sends a nonce and checks it in the id_token (OpenID providers). */
   readonly usesNonce: boolean;
+  /** RFC 9207: the issuer its authorization responses name, when known. */
+  readonly responseIssuer: ResponseIssuer | null;
   authorizationUrl(request: AuthorizationRequest): string;
   /** RFC 6749 §4.1.3 with the RFC 7636 §4.5 code_verifier. */
   exchangeCode(input: { code: string; codeVerifier: string; redirectUri: string }): Promise<TokenSet>;
