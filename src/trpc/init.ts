@@ -93,6 +93,17 @@ export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
 });
 
 /**
+ * Needs the user's own session, not an impersonation (CONTRACT.md §6): the only kind that may
+ * create or change lasting access (device approval, linking and unlinking accounts, password,
+ * email, credentials, deleting the account), which would outlive a 1-hour impersonation and
+ * carry no trace of it. Otherwise 403 IMPERSONATION_NOT_ALLOWED, before input parsing.
+ */
+export const lastingAccessProcedure = authedProcedure.use(({ ctx, next }) => {
+  if (ctx.auth.session.impersonatedBy) throw new AuthError("IMPERSONATION_NOT_ALLOWED");
+  return next();
+});
+
+/**
  * Needs a session whose user holds `actions` on `resource` (one role granting them all);
  * otherwise 403 with better-auth's code for the missing action. Runs before input parsing, so
  * a caller without the permission learns nothing from validation errors.

@@ -89,8 +89,13 @@ describe("better-auth/client admin plugin", () => {
     expect(state.token).not.toBe(root.token);
     const asTarget = await client.getSession();
     expect(asTarget.data!.user.id).toBe(target.id);
+    // A bearer client carries no admin_session cookie: the impersonation ends and no admin
+    // session is minted (CONTRACT.md §6), so the client goes back to the token it kept.
     const stop = await client.admin.stopImpersonating();
     expect(stop.error).toBeNull();
+    expect(stop.data).toBeNull();
+    expect((await client.getSession()).data).toBeNull();
+    state.token = root.token;
     const back = await client.getSession();
     expect(back.data!.user.id).toBe(root.id);
   });

@@ -97,16 +97,22 @@ export const adminRouter = router({
       return { session: publicSession(result.issued.session), user: userOut(result.user) };
     }),
 
-  // Any signed-in session: it is the impersonated user's; the service refuses ordinary sessions.
+  /**
+   * Any signed-in session: it is the impersonated user's; the service refuses ordinary sessions.
+   * Answers the get-session body of the session the caller holds afterwards: the admin's own,
+   * restored from the admin_session cookie (better-auth's shape), or `null` when the request
+   * carried no such cookie (a bearer client): the impersonation is over and no session is
+   * handed out (CONTRACT.md §6), the session cookie is cleared, and no set-auth-token is sent.
+   */
   stopImpersonating: authedProcedure.mutation(async ({ ctx }) => {
     const result = await impersonation.stopImpersonating(ctx.app, ctx.em, ctx.req, ctx.auth, ctx.readCookie(ADMIN_SESSION_COOKIE));
     (ctx.effects.cookies ??= []).push({ name: ADMIN_SESSION_COOKIE, value: "", maxAgeSec: 0 });
-    if (result.kind === "restored") {
-      ctx.effects.sessionCookie = { token: result.token, maxAgeSec: result.cookieMaxAgeSec };
-      return result.auth.body;
+    if (result.kind === "ended") {
+      ctx.effects.sessionCookie = { clear: true };
+      return null;
     }
-    handOverSession(ctx, { token: result.issued.token, cookieMaxAgeSec: result.issued.cookieMaxAgeSec });
-    return { session: publicSession(result.issued.session), user: userOut(result.user) };
+    ctx.effects.sessionCookie = { token: result.token, maxAgeSec: result.cookieMaxAgeSec };
+    return result.auth.body;
   }),
 
   listUserSessions: withPermission("session", ["list"])

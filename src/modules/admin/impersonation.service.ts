@@ -1,18 +1,17 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { Session, User, type IUser } from "../../db/entities/index.ts";
+import { Session, User } from "../../db/entities/index.ts";
 import { AuthError } from "../../errors.ts";
 import {
   isBanActive,
   issueSession,
   resolveSession,
-  type IssuedSession,
   type RequestInfo,
   type ResolvedSession,
   bannedUser,
 } from "../session/session.service.ts";
 import { recordAudit, type Actor } from "./audit.service.ts";
-import { assertPermission, isAdminUser } from "./permissions.ts";
+import { isAdminUser } from "./permissions.ts";
 import { getUser } from "./sessions.service.ts";
 
 export interface ImpersonateInput {
@@ -61,13 +60,15 @@ export async function impersonateUser(app: App, em: EntityManager, actor: Actor 
 export type Restored =
   /** The admin's own session, from the admin_session cookie: set back as the session cookie. */
   | { kind: "restored"; token: string; auth: ResolvedSession; cookieMaxAgeSec: number | null }
-  /** No usable admin_session cookie (bearer clients): a fresh session of the admin. */
-  | { kind: "fresh"; issued: IssuedSession; user: IUser };
+  /** No admin_session cookie naming a live session of that admin (bearer clients): nothing to hand back. */
+  | { kind: "ended" };
 
 /**
- * Ends the impersonation session and hands the admin back a session of their own. A fresh one
- * is issued only to an admin who may still impersonate: a leaked impersonation token must not
- * turn into a long-lived session of a demoted or banned admin.
+ * Ends the impersonation session and hands the admin back their own session, only from the
+ * admin_session cookie the request carries, when it is a live, ordinary session of the admin
+ * who impersonated (CONTRACT.md §6). It never mints a new admin session: a leaked
+ * impersonation token must not turn into a 7-day session of the admin. A bearer client keeps
+ * its own admin token and just drops the impersonation one.
  */
 export async function stopImpersonating(
   app: App,
@@ -80,28 +81,18 @@ export async function stopImpersonating(
   if (!adminId) throw new AuthError("NOT_IMPERSONATING");
   const own = adminToken ? await resolveSession(app, adminToken) : null;
   const kept = own && own.user.id === adminId && !own.session.impersonatedBy ? own : null;
-  let admin: IUser | null = null;
-  if (!kept) {
-    admin = await em.findOne(User, { id: adminId });
-    if (!admin) throw new AuthError("UNAUTHORIZED");
-    if (isBanActive({ banned: admin.banned, banExpires: admin.banExpires ?? null }, app.clock.now())) throw bannedUser(app);
-    assertPermission(app.config.admin, admin, "user", ["impersonate"]);
-  }
   const actor: Actor = { userId: auth.user.id, impersonatorId: adminId, ip: req.ip, userAgent: req.userAgent };
-  const result = await em.transactional(async (tx): Promise<Restored> => {
+  await em.transactional(async (tx) => {
     await tx.nativeDelete(Session, { id: auth.session.id });
     recordAudit(tx, app.clock, actor, {
       action: "stop-impersonating",
       targetType: "user",
       targetId: auth.user.id,
-      metadata: { sessionId: auth.session.id, restored: kept ? "admin_session" : "new-session" },
+      metadata: { sessionId: auth.session.id, restored: kept ? "admin_session" : "none" },
     });
-    if (kept) {
-      const remainingSec = Math.floor((kept.session.expiresAt.getTime() - app.clock.now().getTime()) / 1000);
-      return { kind: "restored", token: adminToken!, auth: kept, cookieMaxAgeSec: kept.session.rememberMe ? remainingSec : null };
-    }
-    return { kind: "fresh", issued: await issueSession(app, tx, req, { userId: admin!.id }), user: admin! };
   });
   app.sessionCache.evictUser(auth.user.id);
-  return result;
+  if (!kept) return { kind: "ended" };
+  const remainingSec = Math.floor((kept.session.expiresAt.getTime() - app.clock.now().getTime()) / 1000);
+  return { kind: "restored", token: adminToken!, auth: kept, cookieMaxAgeSec: kept.session.rememberMe ? remainingSec : null };
 }

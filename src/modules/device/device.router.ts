@@ -1,5 +1,5 @@
 import { OAuthError } from "../../errors.ts";
-import { authedProcedure, publicProcedure, router } from "../../trpc/init.ts";
+import { authedProcedure, lastingAccessProcedure, publicProcedure, router } from "../../trpc/init.ts";
 import * as schema from "./device.schema.ts";
 import * as service from "./device.service.ts";
 
@@ -38,7 +38,8 @@ export const deviceRouter = router({
     return service.verify(ctx.app, ctx.em, input.user_code, auth?.user.id ?? null);
   }),
 
-  approve: authedProcedure.input(schema.decisionInput).mutation(({ ctx, input }) =>
+  // Approval turns into a session that outlives an impersonation; deny only takes access away.
+  approve: lastingAccessProcedure.input(schema.decisionInput).mutation(({ ctx, input }) =>
     service.decide(ctx.app, ctx.em, input.userCode, ctx.auth.user.id, "approved"),
   ),
 

@@ -5,7 +5,8 @@ import { Account, User, type IUser } from "../../db/entities/index.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
 import type { OAuthProvider, StandardUserInfo, TokenSet } from "../../oauth/providers/index.ts";
-import { bannedUser, isBanActive, issueSession, revokeAllSessions, type RequestInfo } from "../session/session.service.ts";
+import { bannedUser, isBanActive, issueSession, type RequestInfo } from "../session/session.service.ts";
+import { removeEverythingUserHolds } from "../user/user-access.service.ts";
 import { userRow } from "../user/user.mapper.ts";
 import { oauthRuntime } from "./runtime.ts";
 import { sealTokens } from "./tokens.ts";
@@ -125,10 +126,12 @@ async function resolveSignIn(app: App, tx: EntityManager, req: RequestInfo, logi
     const liftsBan = checkBan(app, existing, now);
     const takesOver = !existing.emailVerified;
     if (takesOver) {
-      // Pre-account-takeover defence: whoever registered this address without proving it loses
-      // access: the unverified password and anything else linked to the account, every session.
-      await tx.nativeDelete(Account, { user: existing.id });
-      await revokeAllSessions(app, tx, existing.id);
+      // Pre-account-takeover defence (CONTRACT.md §5): whoever registered this address without
+      // proving it loses every way in, in this transaction: the unverified password, sessions,
+      // device codes, mailed links, link flows, and every linked account. No record says when an
+      // address stopped being verified, so every account of an unverified user counts as linked
+      // while it was unverified.
+      await removeEverythingUserHolds(app, tx, existing.id, { accounts: "all" });
     }
     await insertAccount(app, tx, existing.id, login, now);
     const userChanged = await updateUser(tx, existing.id, { liftsBan, verifies: takesOver }, now);

@@ -8,7 +8,7 @@ import { actionLink } from "../../mail/links.ts";
 import { resetPasswordEmail } from "../../mail/templates.ts";
 import { CREDENTIAL_PROVIDER, credentialAccount } from "../email-password/email-password.service.ts";
 import { checkPasswordLength, parseEmail } from "../email-password/email-password.rules.ts";
-import { revokeAllSessions } from "../session/session.service.ts";
+import { removeEverythingUserHolds } from "../user/user-access.service.ts";
 import { consumeToken, findLiveToken, issueToken, mailTokenLater } from "../verification/verification.service.ts";
 
 const PURPOSE = "password-reset";
@@ -24,6 +24,8 @@ export const RESET_REQUESTED_MESSAGE = "If this email exists in our system, chec
 export function requestPasswordReset(app: App, requestId: string, rawEmail: string, redirectTo: string | undefined): void {
   const email = parseEmail(rawEmail);
   mailTokenLater(app, requestId, PURPOSE, async (em) => {
+    // Counted before the lookup: unknown addresses spend their budget like known ones.
+    if (!(await app.addressLimiter.allow(PURPOSE, email))) return null;
     const user = await em.findOne(User, { email });
     if (!user) return null;
     const ttlSec = app.config.emailAndPassword.resetPasswordTokenExpiresInSec;
@@ -41,7 +43,10 @@ export async function isResetTokenLive(app: App, em: EntityManager, token: strin
 /**
  * POST /reset-password. Length rules first (a too-short password keeps the token usable), a
  * read-only token check before paying for argon2, then one transaction: use the token up, set
- * the hash (creating the credential account of a user who has none), revoke every session.
+ * the hash (creating the credential account of a user who has none), and remove everything the
+ * user holds but the password: sessions, device codes, every other reset or verification link,
+ * link flows. The link proves the address: an unverified one becomes verified, and the provider
+ * accounts linked while nobody had proven it go too (CONTRACT.md §5 linking safety).
  */
 export async function resetPassword(app: App, em: EntityManager, token: string, newPassword: string): Promise<void> {
   checkPasswordLength(app.config, newPassword);
@@ -52,18 +57,18 @@ export async function resetPassword(app: App, em: EntityManager, token: string, 
     const value = await consumeToken(app, tx, PURPOSE, token);
     if (!value) throw new AuthError("INVALID_TOKEN");
     const { userId } = value;
+    const user = await tx.findOne(User, { id: userId }, { refresh: true });
+    if (!user) throw new AuthError("INVALID_TOKEN");
     const updated = await tx.nativeUpdate(
       Account,
       { user: userId, providerId: CREDENTIAL_PROVIDER },
       { password: passwordHash, updatedAt: now },
     );
-    if (updated === 0) {
-      if ((await tx.count(User, { id: userId })) === 0) throw new AuthError("INVALID_TOKEN");
-      await tx.insert(Account, credentialAccount(userId, passwordHash, now));
-    }
-    await revokeAllSessions(app, tx, userId);
+    if (updated === 0) await tx.insert(Account, credentialAccount(userId, passwordHash, now));
+    await removeEverythingUserHolds(app, tx, userId, { accounts: user.emailVerified ? "none" : "social" });
+    if (!user.emailVerified) await tx.nativeUpdate(User, { id: userId }, { emailVerified: true, updatedAt: now });
     return userId;
   });
-  // revokeAllSessions evicted before the commit; evict again so nothing re-cached meanwhile survives.
+  // Sessions were evicted before the commit; evict again so nothing re-cached meanwhile survives.
   app.sessionCache.evictUser(userId);
 }

@@ -4,6 +4,7 @@ import { hashPassword, verifyPassword } from "../../crypto/password.ts";
 import { Account, User } from "../../db/entities/index.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
+import { removeResetLinks } from "./user-access.service.ts";
 import { userRow } from "./user.mapper.ts";
 import { CREDENTIAL_PROVIDER, type SignedIn } from "../email-password/email-password.service.ts";
 import { checkPasswordLength, parseUsername } from "../email-password/email-password.rules.ts";
@@ -60,6 +61,8 @@ export async function changePassword(
   const user = userRow(account.user.getEntity());
   const result = await em.transactional(async (tx): Promise<SignedIn> => {
     await tx.nativeUpdate(Account, { id: account.id }, { password: passwordHash, updatedAt: now });
+    // A reset link mailed before the change must not undo it.
+    await removeResetLinks(tx, auth.user.id);
     if (!input.revokeOtherSessions) return { token: null, cookieMaxAgeSec: null, user };
     // Keep only a fresh session: every earlier one (the current included) is revoked.
     await revokeAllSessions(app, tx, auth.user.id);

@@ -1,0 +1,51 @@
+import type { EntityManager } from "@mikro-orm/core";
+import type { App } from "../../app.ts";
+import { Account, DeviceCode, Verification } from "../../db/entities/index.ts";
+import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
+import { revokeAllSessions } from "../session/session.service.ts";
+
+/**
+ * THE place that removes what a user holds (ARCHITECTURE.md "one place"): the takeover of an
+ * unproven account (CONTRACT.md §5 linking safety), a password reset, and delete-user.
+ *
+ * Mailed tokens and OAuth link flows are verification rows tied to a user only inside their
+ * JSON value: mail tokens start with `{"userId":"<id>"` (verification.service issueToken
+ * writes userId first, the same prefix `issuedRecently` matches); /link-social's state holds
+ * `"linkUserId":"<id>"`. User ids are UUIDs, so neither pattern holds a LIKE wildcard, and a
+ * quote inside another JSON string is escaped, so the key cannot be matched from a URL field.
+ */
+const MAIL_TOKEN_PURPOSES = ["email-verification", "password-reset"];
+const OAUTH_STATE_PURPOSE = "oauth-state";
+
+const mailTokensOf = (userId: string) => ({ value: { $like: `{"userId":${JSON.stringify(userId)}%` } });
+
+export interface Removal {
+  /**
+   * Linked accounts that go too: "all" (takeover: the unproven password included; delete-user),
+   * "social" (the reset of an unverified account keeps the password it has just set, and drops
+   * every provider account linked while nobody had proven the address), "none" (any other reset).
+   */
+  accounts: "all" | "social" | "none";
+}
+
+/**
+ * Inside the caller's transaction, everything that lets anyone in as `userId` later: device
+ * codes in any state (a pending or approved code turns into a session when polled: RFC 8628
+ * §3.5 then answers invalid_grant, the grant being revoked, RFC 6749 §5.2), every
+ * verification and reset link, every /link-social flow in flight, the accounts named by
+ * `removal`, and last every session (cache evicted), so a device-code exchange that committed
+ * while this ran is caught by the session delete, and one that did not finds its code gone.
+ */
+export async function removeEverythingUserHolds(app: App, tx: EntityManager, userId: string, removal: Removal): Promise<void> {
+  await tx.nativeDelete(DeviceCode, { user: userId });
+  await tx.nativeDelete(Verification, { purpose: { $in: MAIL_TOKEN_PURPOSES }, ...mailTokensOf(userId) });
+  await tx.nativeDelete(Verification, { purpose: OAUTH_STATE_PURPOSE, value: { $like: `%"linkUserId":${JSON.stringify(userId)}%` } });
+  if (removal.accounts === "all") await tx.nativeDelete(Account, { user: userId });
+  if (removal.accounts === "social") await tx.nativeDelete(Account, { user: userId, providerId: { $ne: CREDENTIAL_PROVIDER } });
+  await revokeAllSessions(app, tx, userId);
+}
+
+/** Every outstanding reset link of the user: a password just set by reset or change-password outlives none (issue 11 item 6). */
+export async function removeResetLinks(em: EntityManager, userId: string): Promise<void> {
+  await em.nativeDelete(Verification, { purpose: "password-reset", ...mailTokensOf(userId) });
+}
