@@ -5,15 +5,21 @@ import type { SessionStore } from "./db/session-store/index.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { SessionCache } from "./modules/session/session-cache.ts";
 import type { RateLimiter } from "./modules/rate-limit/rate-limit.ts";
+import type { AddressLimiter } from "./modules/rate-limit/address-limit.ts";
 
 /** Everything one Portcullis instance owns; built by createPortcullis, no module singletons. */
 export interface App {
   config: ResolvedConfig;
+  /** Secrets newest first: the first seals and signs; all of them open and verify (rotation). */
+  secrets: string[];
+  /** secrets[0]. */
   secret: string;
   orm: MikroORM;
   sessions: SessionStore;
   sessionCache: SessionCache;
   rateLimiter: RateLimiter;
+  /** Password-reset and verification mails per address (rateLimit.perAddress). */
+  addressLimiter: AddressLimiter;
   /** SMTP, or the log when no SMTP URL is configured. */
   mailer: Mailer;
   logger: Logger;

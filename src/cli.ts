@@ -8,17 +8,22 @@ import { migrateUp, openOrm, parseDatabaseUrl } from "./db/orm.ts";
 import { AuthError } from "./errors.ts";
 import { BootstrapError, createAdmin } from "./modules/admin/bootstrap.service.ts";
 import { createPortcullis } from "./index.ts";
+import { PASSWORD_FLAG_WARNING, readAdminPassword } from "./cli-password.ts";
 
 const USAGE = `Usage: portcullis <serve|migrate|create-admin> [--config <file>]
 
   serve         start the HTTP service (migrations are applied first)
   migrate       apply pending migrations and exit
-  create-admin  --email <email> --password <password> [--name <name>]
+  create-admin  --email <email> [--name <name>]
                 create an admin user on the configured database (or give an existing
-                user the admin role; its password is then left alone); prints the user id
+                user the admin role; its password is then left alone); prints the user id.
+                A new user's password comes from PORTCULLIS_ADMIN_PASSWORD, else standard
+                input when piped, else a prompt (no echo). --password <password> still
+                works but leaves it in the process list and shell history.
 
 Config: --config <file> or PORTCULLIS_CONFIG (a module whose default export is the config).
-Env overrides: PORT, HOST, DATABASE_URL, PUBLIC_URL, AUTH_SECRET.`;
+Env overrides: PORT, HOST, DATABASE_URL, PUBLIC_URL, AUTH_SECRET (or AUTH_SECRETS: comma-separated,
+newest first, for rotation), PORTCULLIS_ADMIN_PASSWORD (create-admin).`;
 
 async function loadConfig(file: string | undefined): Promise<PortcullisConfig> {
   const path = file ?? process.env.PORTCULLIS_CONFIG;
@@ -74,14 +79,16 @@ async function main() {
   }
   if (command === "create-admin") {
     if (!values.email) {
-      console.error("create-admin needs --email (and --password for a new user)");
+      console.error("create-admin needs --email");
       process.exit(1);
     }
+    if (values.password !== undefined) console.error(PASSWORD_FLAG_WARNING);
+    const password = values.password ?? (() => readAdminPassword());
     const resolved = resolveConfig(config);
     const orm = await openOrm(parseDatabaseUrl(resolved.databaseUrl));
     try {
       await migrateUp(orm);
-      const result = await createAdmin(orm.em.fork(), resolved, { email: values.email, password: values.password, name: values.name });
+      const result = await createAdmin(orm.em.fork(), resolved, { email: values.email, password, name: values.name });
       console.error(result.created ? `created admin ${values.email}` : `${values.email} now holds the admin role`);
       console.log(result.userId);
     } catch (err) {
@@ -97,7 +104,7 @@ async function main() {
     console.error(USAGE);
     process.exit(1);
   }
-  if (!config.secret && process.env.NODE_ENV !== "production") config.secret = devSecret(config);
+  if (!config.secret && !config.secrets && process.env.NODE_ENV !== "production") config.secret = devSecret(config);
   const portcullis = await createPortcullis(config);
   const url = await portcullis.listen();
   portcullis.app.logger.info({ url, basePath: portcullis.app.config.basePath }, "portcullis listening");

@@ -3,12 +3,13 @@ import { Server as NetServer, type AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
 import { createHttpServer, createRequestHandler } from "../rest-bridge/server.ts";
 import type { App } from "./app.ts";
-import { ConfigError, resolveConfig, type PortcullisConfig } from "./config/index.ts";
+import { ConfigError, configuredSecrets, resolveConfig, type PortcullisConfig } from "./config/index.ts";
 import { migrateUp, openOrm, parseDatabaseUrl } from "./db/orm.ts";
 import { createSessionStore } from "./db/session-store/index.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { SessionCache } from "./modules/session/session-cache.ts";
 import { createRateLimiter } from "./modules/rate-limit/rate-limit.ts";
+import { createAddressLimiter } from "./modules/rate-limit/address-limit.ts";
 import { createSweeper, type Sweeper } from "./modules/maintenance/sweeper.ts";
 import { appRouter, type AppRouter } from "./trpc/app-router.ts";
 import { createContext, type ContextInput } from "./trpc/context.ts";
@@ -44,6 +45,12 @@ async function drain(s: ReturnType<typeof createHttpServer>): Promise<void> {
   s.close(); // http's own bookkeeping (its connection-checking timer); the socket is closed already
 }
 
+/** `app.secrets` newest first and `app.secret` (the newest); with none configured, one made for this process (dev only). */
+function secretsOf(configured: string[]): { secrets: string[]; secret: string } {
+  const secrets = configured.length > 0 ? configured : [randomBytes(32).toString("base64url")];
+  return { secrets, secret: secrets[0]! };
+}
+
 const callerFactory = createCallerFactory(appRouter);
 export type Caller = ReturnType<typeof callerFactory>;
 
@@ -69,7 +76,8 @@ export interface Portcullis {
 
 export async function createPortcullis(input: PortcullisConfig = {}, options: CreateOptions = {}): Promise<Portcullis> {
   const config = resolveConfig(input);
-  if (!config.secret && process.env.NODE_ENV === "production") {
+  const configured = configuredSecrets(config);
+  if (configured.length === 0 && process.env.NODE_ENV === "production") {
     throw new ConfigError("Invalid Portcullis config:\n  secret: AUTH_SECRET is required when NODE_ENV=production");
   }
   const logger = options.logger ?? pino({ level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie"] });
@@ -77,14 +85,16 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
   const orm = await openOrm(target);
   if (options.migrate ?? true) await migrateUp(orm);
   const origin = new URL(config.publicUrl).origin;
+  const keys = secretsOf(configured);
   const app: App = {
     config,
-    secret: config.secret ?? randomBytes(32).toString("base64url"),
+    ...keys,
     orm,
     sessions: createSessionStore(target),
     // In-process cache: on by default only for SQLite, the single-process embedded default.
     sessionCache: new SessionCache(config.session.cacheTtlMs ?? (target.dialect === "sqlite" ? 1000 : 0)),
     rateLimiter: createRateLimiter(config.rateLimit, { target, logger }),
+    addressLimiter: createAddressLimiter(config.rateLimit, { target, logger, secret: keys.secret }),
     mailer: createMailer(config, logger),
     logger,
     clock: config.clock,
@@ -121,6 +131,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
       await app.mailer.close();
       await app.sessions.close();
       await app.rateLimiter.close();
+      await app.addressLimiter.close();
       await orm.close();
     },
   };

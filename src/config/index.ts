@@ -18,7 +18,15 @@ export function resolveConfig(input: PortcullisConfig): ResolvedConfig {
     });
     throw new ConfigError(`Invalid Portcullis config:\n${lines.join("\n")}`);
   }
+  if (parsed.data.secret !== undefined && parsed.data.secrets !== undefined) {
+    throw new ConfigError("Invalid Portcullis config:\n  secrets: set either secret (one) or secrets (a list, newest first), not both");
+  }
   return parsed.data;
+}
+
+/** The configured secrets, newest first (`secrets`, or `secret` alone); empty when none is set. */
+export function configuredSecrets(config: Pick<ResolvedConfig, "secret" | "secrets">): string[] {
+  return config.secrets ?? (config.secret === undefined ? [] : [config.secret]);
 }
 
 const envInt = z.coerce.number().int();
@@ -41,7 +49,7 @@ function providersFromEnv(providers: PortcullisConfig["providers"], env: NodeJS.
   return out;
 }
 
-/** Environment overrides (PORT, HOST, DATABASE_URL, PUBLIC_URL, AUTH_SECRET, SMTP_URL, <PROVIDER>_CLIENT_ID/_SECRET) on top of a config. */
+/** Environment overrides (PORT, HOST, DATABASE_URL, PUBLIC_URL, AUTH_SECRET or AUTH_SECRETS (comma-separated, newest first), SMTP_URL, <PROVIDER>_CLIENT_ID/_SECRET) on top of a config. */
 export function applyEnv(config: PortcullisConfig, env: NodeJS.ProcessEnv): PortcullisConfig {
   const out: PortcullisConfig = { ...config };
   if (env.PORT) {
@@ -52,7 +60,18 @@ export function applyEnv(config: PortcullisConfig, env: NodeJS.ProcessEnv): Port
   if (env.HOST) out.host = env.HOST;
   if (env.DATABASE_URL) out.databaseUrl = env.DATABASE_URL;
   if (env.PUBLIC_URL) out.publicUrl = env.PUBLIC_URL;
-  if (env.AUTH_SECRET) out.secret = env.AUTH_SECRET;
+  if (env.AUTH_SECRET && env.AUTH_SECRETS) {
+    throw new ConfigError("Invalid Portcullis config:\n  AUTH_SECRETS: set either AUTH_SECRET or AUTH_SECRETS, not both");
+  }
+  // Either variable replaces both config keys: the environment wins, as for every other key.
+  if (env.AUTH_SECRET) {
+    out.secret = env.AUTH_SECRET;
+    delete out.secrets;
+  }
+  if (env.AUTH_SECRETS) {
+    out.secrets = env.AUTH_SECRETS.split(",").map((s) => s.trim()).filter(Boolean);
+    delete out.secret;
+  }
   if (env.SMTP_URL) out.email = { ...config.email, smtpUrl: env.SMTP_URL };
   out.providers = providersFromEnv(config.providers, env);
   return out;

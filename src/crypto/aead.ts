@@ -1,18 +1,26 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
 
 /**
  * Encryption at rest for provider tokens (ARCHITECTURE.md style 6): AES-256-GCM with a fresh
- * 96-bit IV per message (NIST SP 800-38D §8.2.2) and the full 128-bit tag. The envelope
- * `v<key version>.<iv>.<ciphertext>.<tag>` (base64url parts) names the key that sealed it, so a
- * keyring can hold an old key for reading while a new one seals: keys rotate without a rewrite.
+ * 96-bit IV per message (NIST SP 800-38D §8.2.2) and the full 128-bit tag.
+ *
+ * The envelope `k<key id>.<iv>.<ciphertext>.<tag>` (base64url parts) names the key that sealed
+ * it by a fingerprint of that key, not by its place in the list of secrets: the list changes
+ * with every rotation (`secrets`, newest first), a fingerprint does not. Envelopes written
+ * before rotation existed read `v1.<iv>.<ciphertext>.<tag>`: sealed with the same key
+ * derivation from the one secret of that time, so they open with whichever configured secret
+ * authenticates them.
  */
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_BYTES = 32;
+/** 64 bits of fingerprint: only tells a handful of configured keys apart, it protects nothing. */
+const KEY_ID_BYTES = 8;
 
 export interface AeadKey {
-  version: number;
+  /** keyId(key): what envelopes sealed with it carry. */
+  id: string;
   key: Buffer;
 }
 
@@ -20,59 +28,85 @@ export class AeadError extends Error {
   override name = "AeadError";
 }
 
-/** RFC 5869 HKDF-SHA256: one independent key per version from the service secret. */
-export function deriveKey(secret: string, version: number): Buffer {
+/** RFC 5869 HKDF-SHA256 from the service secret. Version 1 is the derivation of every key in use. */
+export function deriveKey(secret: string, version = 1): Buffer {
   return Buffer.from(hkdfSync("sha256", secret, "portcullis/aead", `aes-256-gcm key v${version}`, KEY_BYTES));
 }
 
-/** Secrets oldest first: secret i gets version i + 1, and the last one seals. */
+/** A stable, non-secret name for a key: a truncated SHA-256 of it under a label of its own. */
+export function keyId(key: Buffer): string {
+  return createHash("sha256").update("portcullis/aead key id\0").update(key).digest().subarray(0, KEY_ID_BYTES).toString("base64url");
+}
+
+/** Secrets newest first (the `secrets` config): the first one seals, every one opens. */
 export function keyringFromSecrets(secrets: readonly string[]): AeadKey[] {
-  return secrets.map((secret, i) => ({ version: i + 1, key: deriveKey(secret, i + 1) }));
+  return secrets.map((secret) => {
+    const key = deriveKey(secret);
+    return { id: keyId(key), key };
+  });
 }
 
 export interface Aead {
   /** `aad` binds the ciphertext to where it is stored (RFC 5116 §2.1): moved elsewhere, it fails. */
   encrypt(plaintext: string, aad: string): string;
-  /** Throws AeadError on an unknown key version, a malformed envelope or any tampering. */
+  /** Throws AeadError on an unknown key, a malformed envelope or any tampering. */
   decrypt(envelope: string, aad: string): string;
 }
 
+function open(key: Buffer, iv: Buffer, ciphertext: Buffer, tag: Buffer, aad: string): string | null {
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", key, iv, { authTagLength: TAG_BYTES });
+    decipher.setAAD(Buffer.from(aad, "utf8"));
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString("utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** `keys` newest first: keys[0] seals. */
 export function createAead(keys: readonly AeadKey[]): Aead {
   if (keys.length === 0) throw new AeadError("no keys");
-  const byVersion = new Map<number, Buffer>();
-  for (const { version, key } of keys) {
-    if (!Number.isInteger(version) || version < 1) throw new AeadError(`bad key version ${version}`);
-    if (key.length !== KEY_BYTES) throw new AeadError(`key v${version} is not 256 bits`);
-    byVersion.set(version, key);
+  const byId = new Map<string, Buffer>();
+  for (const { id, key } of keys) {
+    if (key.length !== KEY_BYTES) throw new AeadError(`key ${id} is not 256 bits`);
+    if (id !== keyId(key)) throw new AeadError(`key ${id} does not carry its own fingerprint`);
+    if (byId.has(id)) throw new AeadError(`key ${id} is listed twice`);
+    byId.set(id, key);
   }
-  const current = Math.max(...byVersion.keys());
-  const sealKey = byVersion.get(current)!;
+  const seal = keys[0]!;
 
   return {
     encrypt(plaintext, aad) {
       const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv("aes-256-gcm", sealKey, iv, { authTagLength: TAG_BYTES });
+      const cipher = createCipheriv("aes-256-gcm", seal.key, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(Buffer.from(aad, "utf8"));
       const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
       const parts = [iv, ciphertext, cipher.getAuthTag()].map((b) => b.toString("base64url"));
-      return `v${current}.${parts.join(".")}`;
+      return `k${seal.id}.${parts.join(".")}`;
     },
     decrypt(envelope, aad) {
       const parts = envelope.split(".");
-      const version = /^v([1-9][0-9]{0,8})$/.exec(parts[0] ?? "")?.[1];
-      if (parts.length !== 4 || !version) throw new AeadError("malformed envelope");
-      const key = byVersion.get(Number(version));
-      if (!key) throw new AeadError(`unknown key version v${version}`);
+      const label = parts[0] ?? "";
+      if (parts.length !== 4 || !/^(k[A-Za-z0-9_-]{11}|v[1-9][0-9]{0,8})$/.test(label)) throw new AeadError("malformed envelope");
       const [iv, ciphertext, tag] = parts.slice(1).map((p) => Buffer.from(p, "base64url")) as [Buffer, Buffer, Buffer];
       if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new AeadError("malformed envelope");
-      try {
-        const decipher = createDecipheriv("aes-256-gcm", key, iv, { authTagLength: TAG_BYTES });
-        decipher.setAAD(Buffer.from(aad, "utf8"));
-        decipher.setAuthTag(tag);
-        return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString("utf8");
-      } catch {
-        throw new AeadError("authentication failed");
+      let candidates: Buffer[];
+      if (label.startsWith("k")) {
+        const key = byId.get(label.slice(1));
+        if (!key) throw new AeadError(`unknown key ${label.slice(1)}`);
+        candidates = [key];
+      } else if (label === "v1") {
+        // Before key ids: sealed under some secret's version-1 key; GCM's tag tells which.
+        candidates = [...byId.values()];
+      } else {
+        throw new AeadError(`unknown key version ${label}`);
       }
+      for (const key of candidates) {
+        const plaintext = open(key, iv, ciphertext, tag, aad);
+        if (plaintext !== null) return plaintext;
+      }
+      throw new AeadError("authentication failed");
     },
   };
 }

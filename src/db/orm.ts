@@ -7,6 +7,7 @@ import { PostgreSqlDriver } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
 import { entities } from "./entities/index.ts";
 import { postgresMigrations, sqliteMigrations } from "./migrations/index.ts";
+import { withMigrationLock } from "./migration-lock.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -82,6 +83,13 @@ export async function openOrm(target: DatabaseTarget): Promise<MikroORM> {
   return (await MikroORM.init(ormOptions(target) as never)) as unknown as MikroORM;
 }
 
+/** The database an ORM opened by openOrm() talks to. */
+function targetOf(orm: MikroORM): DatabaseTarget {
+  const url = orm.config.get("clientUrl");
+  return url ? { dialect: "postgresql", location: url } : { dialect: "sqlite", location: orm.config.get("dbName")! };
+}
+
+/** Applies pending migrations, one process at a time per database (db/migration-lock.ts). */
 export async function migrateUp(orm: MikroORM): Promise<void> {
-  await orm.getMigrator().up();
+  await withMigrationLock(targetOf(orm), () => orm.getMigrator().up());
 }

@@ -1,7 +1,16 @@
 import { z } from "zod";
+import { IMAGE_URL_MAX_LENGTH, isSafeImageUrl } from "../security/image-url.ts";
 
 /** Booleans also arrive form-encoded ("true"/"false"). */
 export const formBoolean = z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")]);
 
 export const password = z.string().min(1, "is required").max(4096, "is too long");
 export const callbackURL = z.string().max(2048).optional();
+
+/** A user's `image` (sign-up, update-user, admin create/update-user): absolute http(s) URL or null. */
+export const userImage = z
+  .string()
+  .max(IMAGE_URL_MAX_LENGTH, "is too long")
+  .refine(isSafeImageUrl, "must be an absolute http(s) URL")
+  .nullable()
+  .optional();

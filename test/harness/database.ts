@@ -22,7 +22,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     return {
       url: `sqlite:${file}`,
       async drop() {
-        for (const suffix of ["", "-wal", "-shm"]) rmSync(`${file}${suffix}`, { force: true });
+        for (const suffix of ["", "-wal", "-shm", ".migrate-lock"]) rmSync(`${file}${suffix}`, { force: true });
       },
     };
   }

@@ -10,15 +10,23 @@ import { adminGet, adminPost, expectError, PASSWORD, signIn, signUp } from "./ad
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
-/** Runs the real CLI (bin/portcullis.mjs) against the test database. */
-function cli(args: string[], databaseUrl: string): Promise<{ code: number; stdout: string; stderr: string }> {
+/**
+ * Runs the real CLI (bin/portcullis.mjs) against the test database. Its standard input is a
+ * pipe carrying `stdin` and then closed (create-admin reads a new admin's password from it).
+ */
+function cli(
+  args: string[],
+  databaseUrl: string,
+  opts: { stdin?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [resolve(ROOT, "bin/portcullis.mjs"), ...args],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl, PORTCULLIS_CONFIG: "" }, timeout: 60_000 },
+      { cwd: ROOT, env: { ...process.env, PORTCULLIS_ADMIN_PASSWORD: "", DATABASE_URL: databaseUrl, PORTCULLIS_CONFIG: "", ...opts.env }, timeout: 60_000 },
       (err, stdout, stderr) => done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
+    child.stdin!.end(opts.stdin ?? "");
   });
 }
 
@@ -90,13 +98,63 @@ describe("portcullis create-admin", () => {
   it("fails with exit code 1 and a message for bad input", async () => {
     const noPassword = await cli(["create-admin", "--email", uniqueEmail("nobody")], db.url);
     expect(noPassword.code).toBe(1);
-    expect(noPassword.stderr).toMatch(/--password is required/);
+    expect(noPassword.stderr).toMatch(/a password is required/);
     const short = await cli(["create-admin", "--email", uniqueEmail("short"), "--password", "short"], db.url);
     expect(short.code).toBe(1);
     expect(short.stderr).toMatch(/PASSWORD_TOO_SHORT/);
     const noEmail = await cli(["create-admin", "--password", PASSWORD], db.url);
     expect(noEmail.code).toBe(1);
     expect(noEmail.stdout).toBe("");
+  });
+});
+
+describe("create-admin keeps the password out of the process list (issue 11 item 13)", () => {
+  it("reads a new admin's password from piped standard input (one trailing newline dropped), without a warning", async () => {
+    const piped = uniqueEmail("piped");
+    const password = "  piped password with spaces  ";
+    const run = await cli(["create-admin", "--email", piped], db.url, { stdin: `${password}\n` });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/warning/i);
+    const server = await serve();
+    const admin = await signIn(server, piped, password);
+    expect(admin.id).toBe(run.stdout.trim());
+    expect(admin.user.role).toBe("admin");
+    // The password is exactly what was piped: without the trailing newline, spaces kept.
+    expect((await post(`${server.auth}/sign-in/email`, { email: piped, password: password.trim() })).status).toBe(401);
+    await server.close();
+    running.pop();
+  });
+
+  it("reads it from PORTCULLIS_ADMIN_PASSWORD (ahead of standard input)", async () => {
+    const fromEnv = uniqueEmail("env");
+    const run = await cli(["create-admin", "--email", fromEnv], db.url, { env: { PORTCULLIS_ADMIN_PASSWORD: "env password 123" }, stdin: "ignored stdin\n" });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/warning/i);
+    const server = await serve();
+    expect((await signIn(server, fromEnv, "env password 123")).user.role).toBe("admin");
+    await server.close();
+    running.pop();
+  });
+
+  it("--password still works but warns on stderr", async () => {
+    const flagged = uniqueEmail("flag");
+    const run = await cli(["create-admin", "--email", flagged, "--password", PASSWORD], db.url);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/warning: --password leaves the password in the process list/);
+    expect(run.stdout.trim()).toMatch(/^[0-9a-f-]{36}$/);
+    // Promoting an existing user asks for no password at all (stdin left unread).
+    const again = await cli(["create-admin", "--email", flagged], db.url);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout.trim()).toBe(run.stdout.trim());
+  });
+
+  it("an empty pipe or a too-short piped password fails cleanly with exit code 1", async () => {
+    const empty = await cli(["create-admin", "--email", uniqueEmail("empty")], db.url, { stdin: "" });
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/a password is required/);
+    const short = await cli(["create-admin", "--email", uniqueEmail("short")], db.url, { stdin: "short\n" });
+    expect(short.code).toBe(1);
+    expect(short.stderr).toMatch(/PASSWORD_TOO_SHORT/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { formBoolean, password } from "../../trpc/schema.ts";
+import { formBoolean, password, userImage } from "../../trpc/schema.ts";
 
 /*
  * Inputs of the admin procedures: better-auth's admin plugin shapes (CONTRACT.md §6). GET
@@ -36,7 +36,7 @@ export const setRoleInput = z.object({ userId, role: roleValue });
 const createUserData = z
   .object({
     emailVerified: formBoolean.optional(),
-    image: z.string().max(2048).nullable().optional(),
+    image: userImage,
     username: z.string().max(256).optional(),
     displayUsername: z.string().max(256).optional(),
     role: roleValue.optional(),
@@ -55,7 +55,7 @@ export const createUserInput = z.object({
 export const updateUserData = z
   .object({
     name: z.string().max(1024).optional(),
-    image: z.string().max(2048).nullable().optional(),
+    image: userImage,
     username: z.string().max(256).nullable().optional(),
     displayUsername: z.string().max(256).nullable().optional(),
     email: z.string().min(1).max(1024).optional(),
@@ -96,7 +96,25 @@ export const revokeUserSessionInput = z
 
 export const setUserPasswordInput = z.object({ userId, newPassword: password });
 
-const permissionMap = z.record(z.string().max(64), z.array(z.string().max(64)).max(64));
+const actionList = z.array(z.string().max(64)).max(64);
+
+/**
+ * `{ resource: [action] }`. Not z.record: it drops a `__proto__` key silently, which would turn
+ * `{ user: [...], __proto__: [...] }` into a question about `user` alone. Here every own key is
+ * kept (as an own property: Object.fromEntries) and, being no known resource, grants nothing.
+ */
+const permissionMap = z
+  .custom<object>((v) => typeof v === "object" && v !== null && !Array.isArray(v), "must be an object")
+  .transform((value, ctx) => {
+    const entries = Object.entries(value);
+    if (entries.length > 64) ctx.addIssue({ code: "custom", message: "has too many resources", input: value });
+    for (const [resource, actions] of entries) {
+      if (resource.length > 64 || !actionList.safeParse(actions).success) {
+        ctx.addIssue({ code: "custom", path: [resource], message: "must be a list of actions", input: actions });
+      }
+    }
+    return Object.fromEntries(entries) as Record<string, string[]>;
+  });
 
 /** better-auth takes `permissions`; its older clients send `permission`. */
 export const hasPermissionInput = z

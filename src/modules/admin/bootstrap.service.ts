@@ -10,7 +10,8 @@ import { recordAudit, type Actor } from "./audit.service.ts";
 
 export interface CreateAdminInput {
   email: string;
-  password?: string | undefined;
+  /** Or how to ask for it: asked only when the user has to be created (a promotion needs none). */
+  password?: string | (() => Promise<string | undefined>) | undefined;
   name?: string | undefined;
 }
 
@@ -45,9 +46,12 @@ export async function createAdmin(
     }
     return { userId: existing.id, created: false };
   }
-  if (!input.password) throw new BootstrapError(`No user has the email ${email}: --password is required to create one`);
-  checkPasswordLength(config, input.password);
-  const passwordHash = await hashPassword(input.password);
+  const password = typeof input.password === "function" ? await input.password() : input.password;
+  if (!password) {
+    throw new BootstrapError(`No user has the email ${email}: a password is required to create one (on standard input, in PORTCULLIS_ADMIN_PASSWORD or at the prompt)`);
+  }
+  checkPasswordLength(config, password);
+  const passwordHash = await hashPassword(password);
   const userId = randomUUID();
   await mapUniqueViolation(() =>
     em.transactional(async (tx) => {

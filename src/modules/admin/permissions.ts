@@ -49,9 +49,12 @@ export const BUILT_IN_ROLES: Readonly<Record<string, RoleGrants>> = {
   user: {},
 };
 
-/** Operator roles replace a built-in role of the same name whole (no per-resource merge surprises). */
+/**
+ * Operator roles replace a built-in role of the same name whole (no per-resource merge surprises).
+ * A null-prototype map: a role named `constructor` or `toString` is only ever an own entry.
+ */
 export function withBuiltInRoles(roles: Record<string, RoleGrants>): Record<string, RoleGrants> {
-  return { ...BUILT_IN_ROLES, ...roles };
+  return Object.assign(Object.create(null) as Record<string, RoleGrants>, BUILT_IN_ROLES, roles);
 }
 
 /** The resolved `admin` config section this module reads. */
@@ -77,12 +80,13 @@ export function rolesOf(settings: AdminSettings, user: Subject): string[] {
   return roles;
 }
 
+/** Resources and actions are client input: own entries only (`constructor`, `__proto__` grant nothing). */
 function grants(role: RoleGrants, request: PermissionRequest): boolean {
   const entries = Object.entries(request);
   if (entries.length === 0) return false;
   return entries.every(([resource, actions]) => {
-    const allowed = (role as Record<string, readonly string[] | undefined>)[resource];
-    return actions.length > 0 && allowed !== undefined && actions.every((a) => allowed.includes(a));
+    const allowed = Object.hasOwn(role, resource) ? (role as Record<string, unknown>)[resource] : undefined;
+    return Array.isArray(allowed) && actions.length > 0 && actions.every((a) => allowed.includes(a));
   });
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { callbackURL, formBoolean, password } from "../../trpc/schema.ts";
+import { callbackURL, formBoolean, password, userImage } from "../../trpc/schema.ts";
 
 export const signUpEmailInput = z.object({
   name: z.string().max(1024),
@@ -7,7 +7,7 @@ export const signUpEmailInput = z.object({
   password,
   username: z.string().max(256).optional(),
   displayUsername: z.string().max(256).optional(),
-  image: z.string().max(2048).nullable().optional(),
+  image: userImage,
   callbackURL,
   rememberMe: formBoolean.optional(),
 });

@@ -6,7 +6,7 @@ import { splitScopes, type OAuthProvider } from "../../oauth/providers/index.ts"
 import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
 import { providerFailure } from "./oauth.service.ts";
 import { getProvider, oauthRuntime } from "./runtime.ts";
-import { openTokens, sealTokens, type OpenedTokens } from "./tokens.ts";
+import { openTokens, resealKept, sealTokens, type OpenedTokens } from "./tokens.ts";
 
 /** get-access-token refreshes first when the token expires within this (CONTRACT.md §5). */
 export const REFRESH_MARGIN_MS = 5_000;
@@ -56,16 +56,17 @@ function open(app: App, requestId: string, account: IAccount): OpenedTokens {
   }
 }
 
-/** RFC 6749 §6 with the stored refresh token; the new tokens are sealed and stored. */
-async function refreshStored(app: App, em: EntityManager, requestId: string, provider: OAuthProvider, account: IAccount, refreshToken: string) {
+/** RFC 6749 §6 with the stored refresh token; the new tokens (and the kept ones) are sealed and stored. */
+async function refreshStored(app: App, em: EntityManager, requestId: string, provider: OAuthProvider, account: IAccount, kept: OpenedTokens & { refreshToken: string }) {
   let tokens;
   try {
-    tokens = await provider.refresh(refreshToken);
+    tokens = await provider.refresh(kept.refreshToken);
   } catch (err) {
     throw providerFailure(app, requestId, provider.name, "token refresh", err);
   }
   const now = app.clock.now();
-  const sealed = sealTokens(oauthRuntime(app).aead, account.id, tokens, splitScopes(account.scope), now);
+  const { aead } = oauthRuntime(app);
+  const sealed = { ...sealTokens(aead, account.id, tokens, splitScopes(account.scope), now), ...resealKept(aead, account.id, tokens, kept) };
   await em.nativeUpdate(Account, { id: account.id }, { ...sealed, updatedAt: now });
   const stored = { ...account, ...sealed } as IAccount;
   return { account: stored, tokens: open(app, requestId, stored) };
@@ -74,9 +75,10 @@ async function refreshStored(app: App, em: EntityManager, requestId: string, pro
 /** POST /refresh-token */
 export async function refreshAccountTokens(app: App, em: EntityManager, requestId: string, userId: string, ref: AccountRef) {
   const { provider, account } = await ownProviderAccount(app, em, userId, ref);
-  const { refreshToken } = open(app, requestId, account);
+  const opened = open(app, requestId, account);
+  const { refreshToken } = opened;
   if (!refreshToken) throw new AuthError("REFRESH_TOKEN_NOT_FOUND");
-  const fresh = await refreshStored(app, em, requestId, provider, account, refreshToken);
+  const fresh = await refreshStored(app, em, requestId, provider, account, { ...opened, refreshToken });
   return {
     accessToken: fresh.tokens.accessToken,
     refreshToken: fresh.tokens.refreshToken,
@@ -95,7 +97,7 @@ async function liveAccessToken(app: App, em: EntityManager, requestId: string, p
   if (!tokens.accessToken) throw new AuthError("FAILED_TO_GET_ACCESS_TOKEN");
   const expiresAt = account.accessTokenExpiresAt?.getTime() ?? null;
   const expiring = expiresAt !== null && expiresAt - app.clock.now().getTime() < REFRESH_MARGIN_MS;
-  if (expiring && tokens.refreshToken) return refreshStored(app, em, requestId, provider, account, tokens.refreshToken);
+  if (expiring && tokens.refreshToken) return refreshStored(app, em, requestId, provider, account, { ...tokens, refreshToken: tokens.refreshToken });
   return { account, tokens };
 }
 

@@ -23,8 +23,8 @@ export function oauthRuntime(app: App): OAuthRuntime {
     const http = createHttpClient(limits, dispatcher);
     runtime = {
       providers: createProviders(app.config.providers, { http, clock: app.clock }),
-      // Key v1 derives from the service secret (HKDF); see crypto/aead.ts for rotation.
-      aead: createAead(keyringFromSecrets([app.secret])),
+      // One key per secret (HKDF), the newest seals; see crypto/aead.ts for rotation.
+      aead: createAead(keyringFromSecrets(app.secrets)),
     };
     runtimes.set(app, runtime);
   }

@@ -55,3 +55,14 @@ export function openTokens(aead: Aead, account: Pick<IAccount, "id" | "accessTok
     idToken: open(account.idToken, "id_token"),
   };
 }
+
+/**
+ * A refresh answer without a new refresh or id token keeps the stored ones (sealTokens): those
+ * are sealed again, so this write moves every column to the newest key (secret rotation, README).
+ */
+export function resealKept(aead: Aead, accountId: string, fresh: TokenSet, stored: OpenedTokens): { refreshToken?: string; idToken?: string } {
+  return {
+    ...(!fresh.refreshToken && stored.refreshToken ? { refreshToken: aead.encrypt(stored.refreshToken, aad(accountId, "refresh_token")) } : {}),
+    ...(!fresh.idToken && stored.idToken ? { idToken: aead.encrypt(stored.idToken, aad(accountId, "id_token")) } : {}),
+  };
+}

@@ -65,7 +65,7 @@ function denied(res: RateLimiterRes): RateLimitDecision {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function isSqliteBusy(err: unknown): boolean {
+export function isSqliteBusy(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
 }
@@ -75,7 +75,7 @@ class StoreTimeout extends Error {
 }
 
 /** Rejects with StoreTimeout after `ms` (the store call itself may still finish later). */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new StoreTimeout(`rate limit store did not answer within ${ms} ms`)), ms);
@@ -83,14 +83,14 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-interface Store {
+export interface Store {
   make(opts: { points: number; duration: number; keyPrefix: string }): RateLimiterAbstract;
   /** SQLite: its connection never waits on a lock (busy_timeout 0), so a busy write is retried here, asynchronously. */
   retryBusy: boolean;
   close(): Promise<void>;
 }
 
-function databaseStore(target: DatabaseTarget, logger: Logger): Store {
+export function databaseStore(target: DatabaseTarget, logger: Logger): Store {
   const common = { tableName: RATE_LIMIT_TABLE, tableCreated: true, clearExpiredByTimeout: false };
   if (target.dialect === "postgresql") {
     const pool = new pg.Pool({ connectionString: target.location, max: 4 });

@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { formBoolean, password } from "../../trpc/schema.ts";
-import { authedProcedure } from "../../trpc/init.ts";
+import { formBoolean, password, userImage } from "../../trpc/schema.ts";
+import { authedProcedure, lastingAccessProcedure } from "../../trpc/init.ts";
 import { handOverSession } from "../email-password/email-password.router.ts";
 import { publicUser } from "../session/session.serialize.ts";
 import * as service from "./user.service.ts";
 
 const updateUserInput = z.object({
   name: z.string().max(1024).optional(),
-  image: z.string().max(2048).nullable().optional(),
+  image: userImage,
   username: z.string().max(256).optional(),
   displayUsername: z.string().max(256).optional(),
   // Accepted only to answer 400 EMAIL_CAN_NOT_BE_UPDATED (better-auth's rule).
@@ -26,7 +26,7 @@ export const userProcedures = {
     return { status: true as const };
   }),
 
-  changePassword: authedProcedure.input(changePasswordInput).mutation(async ({ ctx, input }) => {
+  changePassword: lastingAccessProcedure.input(changePasswordInput).mutation(async ({ ctx, input }) => {
     const result = await service.changePassword(ctx.app, ctx.em, ctx.req, ctx.auth, input);
     handOverSession(ctx, result);
     return { token: result.token, user: publicUser(result.user) };

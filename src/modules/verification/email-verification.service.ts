@@ -51,6 +51,8 @@ export function sendVerificationLater(app: App, requestId: string | undefined, u
 export function requestVerificationEmail(app: App, requestId: string, rawEmail: string, callbackURL: string | undefined): void {
   const email = parseEmail(rawEmail);
   mailTokenLater(app, requestId, PURPOSE, async (em) => {
+    // Counted before the lookup: unknown addresses spend their budget like known ones.
+    if (!(await app.addressLimiter.allow(PURPOSE, email))) return null;
     const user = await em.findOne(User, { email });
     if (!user || user.emailVerified) return null;
     return prepareVerification(app, em, user, callbackURL);

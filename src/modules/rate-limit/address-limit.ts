@@ -1,0 +1,79 @@
+import { createHmac } from "node:crypto";
+import type { Logger } from "pino";
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { ResolvedConfig } from "../../config/index.ts";
+import type { DatabaseTarget } from "../../db/orm.ts";
+import { databaseStore, isSqliteBusy, STORE_TIMEOUT_MS, withTimeout, type Store } from "./rate-limit.ts";
+
+/**
+ * Per-address limit on the mails anyone can trigger for an address (issue 11 item 15):
+ * password-reset and verification requests, `rateLimit.perAddress` (3 per 15 min by default)
+ * for each purpose and normalised address, whatever the client IP. The endpoints answer before
+ * this runs (the check sits in the deferred mail job), so a limited request answers exactly
+ * like a sent mail, and unknown addresses count like known ones: no enumeration.
+ *
+ * Keys are an HMAC of the address under the service secret, never the address: the counter
+ * table holds no emails, and a digest of a guessable address cannot be checked offline.
+ */
+export type MailPurpose = "password-reset" | "email-verification";
+
+export interface AddressLimiter {
+  /** Counts one mail for this address; false when the address is over its limit (send nothing). */
+  allow(purpose: MailPurpose, email: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface AddressLimiterDeps {
+  target: DatabaseTarget;
+  logger: Logger;
+  /** The newest service secret: keys the address digest. */
+  secret: string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function createAddressLimiter(config: ResolvedConfig["rateLimit"], deps: AddressLimiterDeps): AddressLimiter {
+  const rule = config.perAddress;
+  if (!config.enabled || rule === false) return { allow: async () => true, close: async () => {} };
+  const store: Store | null = config.storage === "database" ? databaseStore(deps.target, deps.logger) : null;
+  const opts = { points: rule.max, duration: rule.window, keyPrefix: "address" };
+  const limiter: RateLimiterAbstract = store ? store.make(opts) : new RateLimiterMemory(opts);
+  // While the shared store fails, this instance still counts (same fallback as rate-limit.ts).
+  const fallback = store ? new RateLimiterMemory(opts) : null;
+
+  const consumeStore = async (key: string) => {
+    const deadline = Date.now() + STORE_TIMEOUT_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await limiter.consume(key);
+      } catch (err) {
+        if (!(store?.retryBusy && isSqliteBusy(err)) || Date.now() + attempt > deadline) throw err;
+        await sleep(Math.min(attempt, 10));
+      }
+    }
+  };
+
+  return {
+    async allow(purpose, email) {
+      const key = `${purpose}:${createHmac("sha256", deps.secret).update(email).digest("base64url")}`;
+      try {
+        await withTimeout(consumeStore(key), STORE_TIMEOUT_MS);
+        return true;
+      } catch (res) {
+        if (res instanceof RateLimiterRes) return false;
+        if (!fallback) throw res;
+        deps.logger.error({ err: res }, "address limit store failed: counting in memory on this instance");
+      }
+      try {
+        await fallback.consume(key);
+        return true;
+      } catch (res) {
+        if (res instanceof RateLimiterRes) return false;
+        throw res;
+      }
+    },
+    async close() {
+      await store?.close();
+    },
+  };
+}
