@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { LockMode, UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { Account, User, type IUser } from "../../db/entities/index.ts";
+import { Account, User, type IAccount, type IUser } from "../../db/entities/index.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
 import type { OAuthProvider, StandardUserInfo, TokenSet } from "../../oauth/providers/index.ts";
@@ -9,7 +9,7 @@ import { bannedUser, isBanActive, issueSession, type RequestInfo } from "../sess
 import { removeEverythingUserHolds } from "../user/user-access.service.ts";
 import { userRow } from "../user/user.mapper.ts";
 import { oauthRuntime } from "./runtime.ts";
-import { sealTokens } from "./tokens.ts";
+import { openTokens, resealKept, sealTokens } from "./tokens.ts";
 
 /** A provider's answer at the callback: who the user is there, and the tokens it issued. */
 export interface ProviderLogin {
@@ -61,9 +61,18 @@ async function insertAccount(app: App, tx: EntityManager, userId: string, login:
   });
 }
 
-async function updateTokens(app: App, tx: EntityManager, accountId: string, login: ProviderLogin, now: Date): Promise<void> {
-  const sealed = sealTokens(oauthRuntime(app).aead, accountId, login.tokens, login.requestedScopes, now);
-  await tx.nativeUpdate(Account, { id: accountId }, { ...sealed, updatedAt: now });
+async function updateTokens(app: App, tx: EntityManager, account: IAccount, login: ProviderLogin, now: Date): Promise<void> {
+  const { aead } = oauthRuntime(app);
+  const sealed = sealTokens(aead, account.id, login.tokens, login.requestedScopes, now);
+  // Kept refresh/id tokens move to the newest key too (secret rotation); ones sealed under a
+  // retired secret no longer open and are left as they are (the next grant replaces them).
+  let kept = {};
+  try {
+    kept = resealKept(aead, account.id, login.tokens, openTokens(aead, account));
+  } catch {
+    kept = {};
+  }
+  await tx.nativeUpdate(Account, { id: account.id }, { ...sealed, ...kept, updatedAt: now });
 }
 
 /** Lifts an expired ban (like password sign-in) and marks the email verified; true when the row changed. */
@@ -113,7 +122,7 @@ async function resolveSignIn(app: App, tx: EntityManager, req: RequestInfo, logi
     const liftsBan = checkBan(app, user, now);
     const verifies = proven && !user.emailVerified && user.email === profile.email;
     if (requireVerified && !user.emailVerified && !verifies) throw new AuthError("EMAIL_NOT_VERIFIED");
-    await updateTokens(app, tx, linked.id, login, now);
+    await updateTokens(app, tx, linked, login, now);
     const userChanged = await updateUser(tx, user.id, { liftsBan, verifies }, now);
     const issued = await issueSession(app, tx, req, { userId: user.id });
     return { userId: user.id, token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, isNewUser: false, userChanged };
@@ -177,7 +186,7 @@ export async function linkToUser(app: App, em: EntityManager, userId: string, lo
     const linked = await tx.findOne(Account, { providerId: login.provider.name, accountId: login.profile.id });
     if (linked) {
       if (linked.user.id !== userId) throw new AuthError("ACCOUNT_ALREADY_LINKED_TO_DIFFERENT_USER");
-      await updateTokens(app, tx, linked.id, login, now);
+      await updateTokens(app, tx, linked, login, now);
       return;
     }
     const user = await findUserLocked(tx, { id: userId });
