@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair } from "jose";
@@ -48,8 +49,22 @@ export interface TestOidcProvider {
   setAccount(account: OidcAccount): void;
   /** Plays the browser: follows the authorization URL, logs `sub` in (or denies), consents. */
   authorize(authorizationUrl: string, as: { sub: string } | { deny: true }): Promise<AuthorizationOutcome>;
+  /**
+   * Plays a native app that signs `sub` in at the provider on its own (code flow with PKCE to
+   * NATIVE_REDIRECT_URI, optional OIDC nonce) and holds the real tokens it was issued.
+   */
+  nativeTokens(client: OidcClient, sub: string, opts?: { nonce?: string }): Promise<NativeTokens>;
   close(): Promise<void>;
 }
+
+export interface NativeTokens {
+  idToken: string;
+  accessToken: string;
+  refreshToken: string | null;
+}
+
+/** Registered for both clients: where a native app's own authorization requests return. */
+export const NATIVE_REDIRECT_URI = "http://127.0.0.1:3000/native-app/callback";
 
 export interface OidcOptions {
   /** Redirect URIs registered for both clients. */
@@ -133,7 +148,7 @@ export async function startOidcProvider(options: OidcOptions): Promise<TestOidcP
   const client = (c: OidcClient, method: string) => ({
     client_id: c.clientId,
     client_secret: c.clientSecret,
-    redirect_uris: options.redirectUris,
+    redirect_uris: [...options.redirectUris, NATIVE_REDIRECT_URI],
     response_types: ["code"],
     grant_types: ["authorization_code", "refresh_token"],
     token_endpoint_auth_method: method,
@@ -196,7 +211,7 @@ export async function startOidcProvider(options: OidcOptions): Promise<TestOidcP
 
   const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Discovery;
 
-  return {
+  const self: TestOidcProvider = {
     issuer,
     discovery,
     basicClient,
@@ -232,9 +247,36 @@ export async function startOidcProvider(options: OidcOptions): Promise<TestOidcP
       }
       throw new Error("too many redirects at the provider");
     },
+    async nativeTokens(c, sub, opts = {}) {
+      const verifier = randomBytes(32).toString("base64url");
+      const url = new URL(discovery.authorization_endpoint);
+      url.search = new URLSearchParams({
+        response_type: "code",
+        client_id: c.clientId,
+        redirect_uri: NATIVE_REDIRECT_URI,
+        scope: "openid email profile",
+        state: randomBytes(16).toString("base64url"),
+        code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+        code_challenge_method: "S256",
+        ...(opts.nonce ? { nonce: opts.nonce } : {}),
+      }).toString();
+      const outcome = await self.authorize(url.toString(), { sub });
+      const code = outcome.kind === "redirect" ? new URL(outcome.location).searchParams.get("code") : null;
+      if (!code) throw new Error("no code for the native app");
+      const form: Record<string, string> = { grant_type: "authorization_code", code, redirect_uri: NATIVE_REDIRECT_URI, code_verifier: verifier };
+      const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+      // Each client authenticates the way it was registered.
+      if (c.clientId === basicClient.clientId) headers.authorization = `Basic ${Buffer.from(`${c.clientId}:${c.clientSecret}`).toString("base64")}`;
+      else Object.assign(form, { client_id: c.clientId, client_secret: c.clientSecret });
+      const res = await fetch(discovery.token_endpoint, { method: "POST", headers, body: new URLSearchParams(form) });
+      const body = (await res.json()) as { id_token?: string; access_token?: string; refresh_token?: string };
+      if (!res.ok || !body.id_token || !body.access_token) throw new Error(`token endpoint answered ${res.status}`);
+      return { idToken: body.id_token, accessToken: body.access_token, refreshToken: body.refresh_token ?? null };
+    },
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },
   };
+  return self;
 }

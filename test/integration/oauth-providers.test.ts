@@ -299,7 +299,7 @@ describe("discord", () => {
 
     const refreshed = await post(`${server.auth}/refresh-token`, { providerId: "discord" }, { cookie });
     expect(refreshed.status, refreshed.text).toBe(200);
-    expect(refreshed.body).toMatchObject({ refreshToken: `rt_${refreshed.body.accessToken}`, scope: "identify email", idToken: null, accountId: "80351110224678912" });
+    expect(refreshed.body).toMatchObject({ refreshToken: `rt_${refreshed.body.accessToken}`, scope: "identify,email", idToken: null, accountId: "80351110224678912" });
     expect(refreshed.body.accessToken).not.toBe(accessToken);
 
     discordRefreshFails = true;

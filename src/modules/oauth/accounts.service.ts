@@ -66,7 +66,8 @@ async function refreshStored(app: App, em: EntityManager, requestId: string, pro
   }
   const now = app.clock.now();
   const { aead } = oauthRuntime(app);
-  const sealed = { ...sealTokens(aead, account.id, tokens, splitScopes(account.scope), now), ...resealKept(aead, account.id, tokens, kept) };
+  // No `scope` in the answer: the stored string stays, in the provider's own format.
+  const sealed = { ...sealTokens(aead, account.id, tokens, account.scope ?? null, now), ...resealKept(aead, account.id, tokens, kept) };
   await em.nativeUpdate(Account, { id: account.id }, { ...sealed, updatedAt: now });
   const stored = { ...account, ...sealed } as IAccount;
   return { account: stored, tokens: open(app, requestId, stored) };
@@ -84,7 +85,8 @@ export async function refreshAccountTokens(app: App, em: EntityManager, requestI
     refreshToken: fresh.tokens.refreshToken,
     accessTokenExpiresAt: fresh.account.accessTokenExpiresAt?.toISOString() ?? null,
     refreshTokenExpiresAt: fresh.account.refreshTokenExpiresAt?.toISOString() ?? null,
-    scope: fresh.account.scope ?? null,
+    // better-auth's wire format: the granted scopes comma-joined (its accounts store them so).
+    scope: fresh.account.scope ? splitScopes(fresh.account.scope).join(",") : null,
     idToken: fresh.tokens.idToken,
     providerId: account.providerId,
     accountId: account.accountId,
@@ -130,7 +132,8 @@ export async function accountInfo(app: App, em: EntityManager, requestId: string
     throw providerFailure(app, requestId, provider.name, "account info", err);
   }
   const { id, name, email, image, emailVerified } = profile.user;
-  return { user: { id, name, email, image, emailVerified }, data: profile.raw };
+  // The standard user info (CONTRACT.md §5): optional fields are left out, not null, as in better-auth.
+  return { user: { id, name, email, ...(image ? { image } : {}), emailVerified }, data: profile.raw };
 }
 
 /**
@@ -142,6 +145,10 @@ export async function unlinkAccount(app: App, em: EntityManager, userId: string,
   await em.transactional(async (tx) => {
     await tx.findOne(User, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const accounts = await tx.find(Account, { user: userId }, { orderBy: { createdAt: "asc" } });
+    // better-auth's order: the last way in is refused before the account is even looked for.
+    if (accounts.length <= 1 && (ref.providerId === CREDENTIAL_PROVIDER || oauthRuntime(app).providers.has(ref.providerId))) {
+      throw new AuthError("FAILED_TO_UNLINK_LAST_ACCOUNT");
+    }
     const target = accounts.find((a) => a.providerId === ref.providerId && (!ref.accountId || a.accountId === ref.accountId));
     if (!target) {
       const known = ref.providerId === CREDENTIAL_PROVIDER || oauthRuntime(app).providers.has(ref.providerId);

@@ -4,21 +4,24 @@ import type { App } from "../../app.ts";
 import { Account, User, type IAccount, type IUser } from "../../db/entities/index.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
-import type { OAuthProvider, StandardUserInfo, TokenSet } from "../../oauth/providers/index.ts";
+import type { OAuthProvider, StandardUserInfo } from "../../oauth/providers/index.ts";
 import { bannedUser, isBanActive, issueSession, type RequestInfo } from "../session/session.service.ts";
 import { removeEverythingUserHolds } from "../user/user-access.service.ts";
 import { userRow } from "../user/user.mapper.ts";
 import { oauthRuntime } from "./runtime.ts";
-import { openTokens, resealKept, sealTokens } from "./tokens.ts";
+import { openTokens, resealKept, sealTokens, type GrantedTokens } from "./tokens.ts";
 
-/** A provider's answer at the callback: who the user is there, and the tokens it issued. */
+/** A provider's answer at the callback (or a verified ID token): who the user is there, and the tokens it issued. */
 export interface ProviderLogin {
   provider: OAuthProvider;
   /** Email already normalized (lower-cased, CONTRACT.md §2). */
   profile: StandardUserInfo;
-  tokens: TokenSet;
-  requestedScopes: string[];
+  tokens: GrantedTokens;
+  /** What the flow asked for; null when unknown (an ID token): the stored scope then stays. */
+  requestedScopes: string[] | null;
 }
+
+const requestedScope = (login: ProviderLogin) => login.requestedScopes?.join(" ") ?? null;
 
 export interface SocialSignIn {
   userId: string;
@@ -55,7 +58,7 @@ async function insertAccount(app: App, tx: EntityManager, userId: string, login:
     providerId: login.provider.name,
     accountId: login.profile.id,
     password: null,
-    ...sealTokens(oauthRuntime(app).aead, id, login.tokens, login.requestedScopes, now),
+    ...sealTokens(oauthRuntime(app).aead, id, login.tokens, requestedScope(login), now),
     createdAt: now,
     updatedAt: now,
   });
@@ -63,7 +66,7 @@ async function insertAccount(app: App, tx: EntityManager, userId: string, login:
 
 async function updateTokens(app: App, tx: EntityManager, account: IAccount, login: ProviderLogin, now: Date): Promise<void> {
   const { aead } = oauthRuntime(app);
-  const sealed = sealTokens(aead, account.id, login.tokens, login.requestedScopes, now);
+  const sealed = sealTokens(aead, account.id, login.tokens, requestedScope(login), now);
   // Kept refresh/id tokens move to the newest key too (secret rotation); ones sealed under a
   // retired secret no longer open and are left as they are (the next grant replaces them).
   let kept = {};

@@ -2,7 +2,12 @@ import { actionLink, callbackWith } from "../../mail/links.ts";
 import { assertSafeCallback } from "../../security/origins.ts";
 import type { Context } from "../../trpc/context.ts";
 import { authedProcedure, lastingAccessProcedure, publicProcedure } from "../../trpc/init.ts";
+import { handOverSession } from "../email-password/email-password.router.ts";
+import { publicUser } from "../session/session.serialize.ts";
+import { userRow } from "../user/user.mapper.ts";
 import * as accounts from "./accounts.service.ts";
+import { renderErrorPage } from "./error-page.ts";
+import { signInWithIdToken } from "./id-token.service.ts";
 import * as schema from "./oauth.schema.ts";
 import * as service from "./oauth.service.ts";
 import { getProvider } from "./runtime.ts";
@@ -23,9 +28,19 @@ function setStateCookie(ctx: Context, value: string, maxAgeSec: number) {
   ctx.effects.cookies = [...(ctx.effects.cookies ?? []).filter((c) => c.name !== STATE_COOKIE), { name: STATE_COOKIE, value, maxAgeSec }];
 }
 
+/**
+ * better-auth's ID-token answer: `{ redirect: false, token, url: undefined, user }` (so no `url`
+ * on the wire), with the session cookie and `set-auth-token` (a native app reads the header).
+ */
+function idTokenAnswer(ctx: Context, { session, user }: Awaited<ReturnType<typeof signInWithIdToken>>) {
+  handOverSession(ctx, session);
+  return { redirect: false as const, token: session.token, user: publicUser(userRow(user)) };
+}
+
 export const oauthProcedures = {
   signInSocial: publicProcedure.input(schema.signInSocialInput).mutation(async ({ ctx, input }) => {
     for (const url of [input.callbackURL, input.errorCallbackURL, input.newUserCallbackURL]) assertSafeCallback(ctx.app, url);
+    if (input.idToken) return idTokenAnswer(ctx, await signInWithIdToken(ctx.app, ctx.em, ctx.req, { provider: input.provider, idToken: input.idToken }));
     const authorization = await service.startAuthorization(ctx.app, ctx.em, input);
     return authorizationAnswer(ctx, authorization, input.disableRedirect);
   }),
@@ -51,7 +66,7 @@ export const oauthProcedures = {
     } catch (err) {
       if (!(err instanceof service.CallbackFailure)) throw err;
       if (!err.errorCallbackURL) throw err.error;
-      const query: Record<string, string> = { error: err.error.authCode };
+      const query: Record<string, string> = { error: err.error.wireCode };
       if (err.providerError) query.provider_error = err.providerError;
       const url = callbackWith(ctx.app, err.errorCallbackURL, query);
       ctx.effects.redirect = url;
@@ -90,6 +105,9 @@ export const oauthProcedures = {
     .query(({ ctx, input }) => accounts.accountInfo(ctx.app, ctx.em, ctx.req.requestId, ctx.auth.user.id, input.accountId)),
 
   listAccounts: authedProcedure.query(({ ctx }) => accounts.listAccounts(ctx.em, ctx.auth.user.id)),
+
+  /** The HTML page failed browser callbacks land on (the bridge writes the string as text/html). */
+  errorPage: publicProcedure.input(schema.errorPageInput).query(({ input }) => renderErrorPage(input.error)),
 
   unlinkAccount: lastingAccessProcedure.input(schema.accountRefInput).mutation(async ({ ctx, input }) => {
     await accounts.unlinkAccount(ctx.app, ctx.em, ctx.auth.user.id, input);

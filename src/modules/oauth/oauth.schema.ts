@@ -6,6 +6,18 @@ const providerName = z.string().min(1, "is required").max(64);
 /** RFC 6749 §3.3 scope-token. */
 const scopes = z.array(z.string().min(1).max(256).regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, "is not a scope token")).max(32).optional();
 
+/**
+ * better-auth's `idToken` (native apps, Google One Tap): the token is verified, the others are
+ * stored with the account as given. `expiresAt` is the access token's expiry in epoch milliseconds.
+ */
+export const idTokenInput = z.object({
+  token: z.string().min(1, "is required").max(16384),
+  nonce: z.string().min(1).max(512).optional(),
+  accessToken: z.string().min(1).max(8192).optional(),
+  refreshToken: z.string().min(1).max(8192).optional(),
+  expiresAt: z.number().nonnegative().optional(),
+});
+
 export const signInSocialInput = z.object({
   provider: providerName,
   callbackURL,
@@ -13,6 +25,7 @@ export const signInSocialInput = z.object({
   newUserCallbackURL: callbackURL,
   disableRedirect: formBoolean.optional(),
   scopes,
+  idToken: idTokenInput.optional(),
 });
 
 export const linkSocialInput = z.object({
@@ -42,3 +55,6 @@ export const accountRefInput = z.object({
 });
 
 export const accountInfoInput = z.object({ accountId: z.string().min(1, "is required").max(255) });
+
+/** GET /error: any text (it is escaped and cut short when shown), so the page itself never fails. */
+export const errorPageInput = z.object({ error: z.string().optional() });

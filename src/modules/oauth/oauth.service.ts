@@ -105,6 +105,12 @@ export type CallbackOutcome = { kind: "signed-in"; session: SocialSignIn; redire
 
 const emailFormat = z.email();
 
+/** The provider's address, lower-cased (CONTRACT.md §2); null when it is not an address. */
+export function profileEmail(email: string): string | null {
+  const normalized = normalizeEmail(email);
+  return normalized.length <= 320 && emailFormat.safeParse(normalized).success ? normalized : null;
+}
+
 /**
  * Login and linking CSRF defence (RFC 9700 §4.7.1): only the browser that started the flow may
  * finish it. A refusal leaves the state alone, as better-auth does: whoever replays a leaked
@@ -120,7 +126,10 @@ async function assertBoundToBrowser(app: App, em: EntityManager, state: string, 
 /** GET /callback/{provider}: state, code exchange with the stored verifier, user info, the linking rules. */
 export async function handleCallback(app: App, em: EntityManager, req: RequestMeta, input: CallbackInput): Promise<CallbackOutcome> {
   const provider = getProvider(app, input.provider);
-  if (!input.state) throw new AuthError("INVALID_CALLBACK_REQUEST");
+  // RFC 6749 §4.1.2 / §4.1.2.1: a response carries a code or the provider's error, and the state.
+  // One without either is malformed whatever its state: refused before the state is looked up,
+  // so it neither uses up nor reveals a pending flow.
+  if (!input.state || (!input.code && !input.error)) throw new AuthError("INVALID_CALLBACK_REQUEST");
   await assertBoundToBrowser(app, em, input.state, input.stateCookie);
   const state = await consumeState(app, em, input.state);
   if (!state) throw new AuthError("STATE_MISMATCH");
@@ -139,10 +148,8 @@ export async function handleCallback(app: App, em: EntityManager, req: RequestMe
       provider.exchangeCode({ code, codeVerifier: state.codeVerifier, redirectUri: redirect }),
     );
     const { user } = await upstream(app, req, provider, "user info", () => provider.userInfo(tokens, { nonce: state.nonce }));
-    const email = normalizeEmail(user.email);
-    if (email.length > 320 || !emailFormat.safeParse(email).success) {
-      throw providerFailure(app, req.requestId, provider.name, "user info", new ProfileError("the email is not an address"));
-    }
+    const email = profileEmail(user.email);
+    if (!email) throw providerFailure(app, req.requestId, provider.name, "user info", new ProfileError("the email is not an address"));
     const login = { provider, profile: { ...user, email }, tokens, requestedScopes: state.scopes };
     if (state.linkUserId) {
       await linkToUser(app, em, state.linkUserId, login);

@@ -13,30 +13,39 @@ function aad(accountId: string, column: TokenColumn): string {
   return `accounts:${accountId}:${column}`;
 }
 
+/**
+ * Tokens as a grant delivers them. An ID-token sign-in may come without an access token: the
+ * stored one (if any) is then kept.
+ */
+export type GrantedTokens = Omit<TokenSet, "accessToken"> & { accessToken: string | null };
+
 export interface SealedTokens {
-  accessToken: string;
+  accessToken?: string;
   refreshToken?: string;
   idToken?: string;
-  accessTokenExpiresAt: Date | null;
+  accessTokenExpiresAt?: Date | null;
   refreshTokenExpiresAt?: Date | null;
-  scope: string;
+  scope?: string;
 }
 
 /**
- * The account columns for a fresh token set. A response without a refresh or id token keeps the
- * stored ones (RFC 6749 §6: the server may keep the refresh token); one without `scope` was
- * granted what was asked (RFC 6749 §5.1).
+ * The account columns for a fresh token set. A response without an access, refresh or id token
+ * keeps the stored ones (RFC 6749 §6: the server may keep the refresh token). The scope is kept
+ * as the provider wrote it; one without `scope` was granted what was asked (RFC 6749 §5.1):
+ * `fallbackScope`, or the stored scope when that is null.
  */
-export function sealTokens(aead: Aead, accountId: string, tokens: TokenSet, requestedScopes: string[], now: Date): SealedTokens {
+export function sealTokens(aead: Aead, accountId: string, tokens: GrantedTokens, fallbackScope: string | null, now: Date): SealedTokens {
   const at = (sec: number | null) => (sec === null ? null : new Date(now.getTime() + sec * 1000));
+  const scope = tokens.scope ?? fallbackScope;
   return {
-    accessToken: aead.encrypt(tokens.accessToken, aad(accountId, "access_token")),
+    ...(tokens.accessToken
+      ? { accessToken: aead.encrypt(tokens.accessToken, aad(accountId, "access_token")), accessTokenExpiresAt: at(tokens.expiresInSec) }
+      : {}),
     ...(tokens.refreshToken
       ? { refreshToken: aead.encrypt(tokens.refreshToken, aad(accountId, "refresh_token")), refreshTokenExpiresAt: at(tokens.refreshTokenExpiresInSec) }
       : {}),
     ...(tokens.idToken ? { idToken: aead.encrypt(tokens.idToken, aad(accountId, "id_token")) } : {}),
-    accessTokenExpiresAt: at(tokens.expiresInSec),
-    scope: (tokens.scopes ?? requestedScopes).join(" "),
+    ...(scope !== null ? { scope } : {}),
   };
 }
 
@@ -57,12 +66,15 @@ export function openTokens(aead: Aead, account: Pick<IAccount, "id" | "accessTok
 }
 
 /**
- * A refresh answer without a new refresh or id token keeps the stored ones (sealTokens): those
+ * A grant without a new access, refresh or id token keeps the stored ones (sealTokens): those
  * are sealed again, so this write moves every column to the newest key (secret rotation, README).
  */
-export function resealKept(aead: Aead, accountId: string, fresh: TokenSet, stored: OpenedTokens): { refreshToken?: string; idToken?: string } {
-  return {
-    ...(!fresh.refreshToken && stored.refreshToken ? { refreshToken: aead.encrypt(stored.refreshToken, aad(accountId, "refresh_token")) } : {}),
-    ...(!fresh.idToken && stored.idToken ? { idToken: aead.encrypt(stored.idToken, aad(accountId, "id_token")) } : {}),
+export function resealKept(aead: Aead, accountId: string, fresh: GrantedTokens, stored: OpenedTokens): { accessToken?: string; refreshToken?: string; idToken?: string } {
+  const reseal = (column: TokenColumn, value: string | null, replaced: string | null) => (!replaced && value ? aead.encrypt(value, aad(accountId, column)) : undefined);
+  const kept = {
+    accessToken: reseal("access_token", stored.accessToken, fresh.accessToken),
+    refreshToken: reseal("refresh_token", stored.refreshToken, fresh.refreshToken),
+    idToken: reseal("id_token", stored.idToken, fresh.idToken),
   };
+  return Object.fromEntries(Object.entries(kept).filter(([, v]) => v !== undefined));
 }

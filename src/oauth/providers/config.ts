@@ -53,6 +53,15 @@ const providerConfigUnion = z.discriminatedUnion("type", [
       tokenEndpointAuthMethod: z.enum(["client_secret_basic", "client_secret_post"]).default("client_secret_basic"),
       authorizationParams,
       ...issuerCheck,
+      /**
+       * Sign-in with an ID token (POST /sign-in/social `idToken`): the provider's OpenID discovery
+       * document (better-auth's option), which names its `issuer` and `jwks_uri`; or `issuer`
+       * with `jwksUrl`. Explicit values win over discovered ones. Without either, 400 ID_TOKEN_NOT_SUPPORTED.
+       */
+      discoveryUrl: httpUrl.optional(),
+      jwksUrl: httpUrl.optional(),
+      /** Verified ID-token claims → the standard user info (default: sub, email, email_verified, name, picture). */
+      mapIdTokenClaims: z.custom<MapUserInfo>((v) => typeof v === "function", "must be a function").optional(),
     })
     .strict(),
   z
@@ -73,6 +82,12 @@ export const providerConfigSchema = providerConfigUnion.superRefine((provider, c
   // Google's issuer is known without configuration; the others need theirs to compare `iss` with.
   if (provider.requireIssuerParameter && !provider.issuer && provider.type !== "google") {
     ctx.addIssue({ code: "custom", path: ["issuer"], message: "is required when requireIssuerParameter is true" });
+  }
+  if (provider.type !== "oauth2" || provider.discoveryUrl) return;
+  // ID tokens need an issuer to compare `iss` with, and keys.
+  if (provider.jwksUrl && !provider.issuer) ctx.addIssue({ code: "custom", path: ["issuer"], message: "is required with jwksUrl (or set discoveryUrl)" });
+  if (provider.mapIdTokenClaims && !provider.jwksUrl) {
+    ctx.addIssue({ code: "custom", path: ["mapIdTokenClaims"], message: "needs discoveryUrl, or issuer and jwksUrl" });
   }
 });
 

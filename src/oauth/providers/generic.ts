@@ -1,15 +1,39 @@
 import type { ProviderConfig } from "./config.ts";
+import { ASYMMETRIC_ALGORITHMS, discoveryCache, jwksCache, userFromClaims, verifyIdTokenJwt, type IdTokenCheck } from "./id-token.ts";
 import { getRawProfile, oauth2Provider, type ClientCredentials } from "./oauth2.ts";
 import { responseIssuerOf, toStandardUserInfo, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";
 
 type GenericConfig = Extract<ProviderConfig, { type: "oauth2" }>;
 
 /**
+ * ID-token sign-in for a generic provider configured with `discoveryUrl`, or `issuer` and
+ * `jwksUrl` (config.ts checks the pair); undefined otherwise. The discovery document is read on
+ * first use, not at start, so a provider that is down does not stop the service.
+ */
+function idTokenVerifier(config: GenericConfig, { http, clock }: ProviderContext): OAuthProvider["verifyIdToken"] {
+  if (!config.discoveryUrl && !config.jwksUrl) return undefined;
+  const discovery = config.discoveryUrl ? discoveryCache(http, config.discoveryUrl, clock) : null;
+  const check: IdTokenCheck = {
+    clientId: config.clientId,
+    issuers: async () => [config.issuer ?? (await discovery!()).issuer],
+    keys: jwksCache(http, async () => config.jwksUrl ?? (await discovery!()).jwksUri, clock),
+    algorithms: ASYMMETRIC_ALGORITHMS,
+    clock,
+  };
+  return async (idToken, nonce) => {
+    const payload = await verifyIdTokenJwt(check, idToken, nonce);
+    const user = config.mapIdTokenClaims ? toStandardUserInfo(await config.mapIdTokenClaims(payload)) : userFromClaims(payload);
+    return { user, raw: payload };
+  };
+}
+
+/**
  * Any OAuth 2.0 provider (the seed's auth_url, token_url, user_info_url, map_user_info): the
  * operator's mapUserInfo turns the raw user-info JSON into the standard form; a result without
  * id or email fails the flow.
  */
-export function genericProvider(name: string, config: GenericConfig, { http }: ProviderContext): OAuthProvider {
+export function genericProvider(name: string, config: GenericConfig, context: ProviderContext): OAuthProvider {
+  const { http } = context;
   const client: ClientCredentials = {
     clientId: config.clientId,
     clientSecret: config.clientSecret,
@@ -20,7 +44,7 @@ export function genericProvider(name: string, config: GenericConfig, { http }: P
     const raw = await getRawProfile(http, config.userInfoUrl, accessToken);
     return { user: toStandardUserInfo(await config.mapUserInfo(raw)), raw };
   };
-  return oauth2Provider({
+  const provider = oauth2Provider({
     name,
     type: "oauth2",
     defaultScopes: config.scopes,
@@ -32,4 +56,6 @@ export function genericProvider(name: string, config: GenericConfig, { http }: P
     client,
     fetchProfile,
   });
+  const verifyIdToken = idTokenVerifier(config, context);
+  return verifyIdToken ? { ...provider, verifyIdToken } : provider;
 }

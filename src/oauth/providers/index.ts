@@ -7,6 +7,7 @@ import type { OAuthProvider, ProviderContext } from "./provider.ts";
 
 export type { OAuthProvider, ProviderContext, ProviderProfile, StandardUserInfo, TokenSet } from "./provider.ts";
 export { issuerAccepted, ProfileError, splitScopes } from "./provider.ts";
+export { isTokenRejection } from "./id-token.ts";
 
 export function createProvider(name: string, config: ProviderConfig, context: ProviderContext): OAuthProvider {
   switch (config.type) {

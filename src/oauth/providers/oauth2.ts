@@ -2,7 +2,6 @@ import { z } from "zod";
 import { basicAuth, HttpError, request, type HttpClient } from "../../http/client.ts";
 import {
   rawProfileSchema,
-  splitScopes,
   type AuthorizationRequest,
   type OAuthProvider,
   type ProviderProfile,
@@ -89,7 +88,7 @@ export async function tokenRequest(http: HttpClient, client: ClientCredentials, 
     idToken: body.id_token ?? null,
     expiresInSec: body.expires_in ?? null,
     refreshTokenExpiresInSec: body.refresh_token_expires_in ?? null,
-    scopes: body.scope === undefined ? null : splitScopes(body.scope),
+    scope: body.scope || null,
   };
 }
 

@@ -44,8 +44,12 @@ export interface TokenSet {
   idToken: string | null;
   expiresInSec: number | null;
   refreshTokenExpiresInSec: number | null;
-  /** Granted scopes; null when the response did not say (RFC 6749 §5.1: then as requested). */
-  scopes: string[] | null;
+  /**
+   * The granted scope string exactly as the provider wrote it (RFC 6749 §3.3 spaces, GitHub's
+   * commas), so it is stored and returned in the provider's own format; null when the response
+   * did not say (RFC 6749 §5.1: then as requested).
+   */
+  scope: string | null;
 }
 
 export interface AuthorizationRequest {
@@ -105,6 +109,13 @@ export interface OAuthProvider {
   userInfo(tokens: TokenSet, expected: { nonce: string | null }): Promise<ProviderProfile>;
   /** A live user-info call with a stored access token (account-info). */
   fetchProfile(accessToken: string): Promise<ProviderProfile>;
+  /**
+   * Sign-in with an ID token the client already holds (native apps, Google One Tap): the user
+   * from its verified claims (OpenID Connect Core §3.1.3.7), the nonce compared when one is given.
+   * Absent: the provider cannot check ID tokens. Throws a jose error or ProfileError for a token
+   * that fails, HttpError when the keys (or the discovery document) cannot be fetched.
+   */
+  verifyIdToken?(idToken: string, nonce: string | null): Promise<ProviderProfile>;
 }
 
 /** Splits a scope string: RFC 6749 §3.3 uses spaces; GitHub answers with commas. */
