@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { nodeHTTPRequestHandler } from "@trpc/server/adapters/node-http";
 import type { App } from "../src/app.ts";
-import { AuthError } from "../src/errors.ts";
+import { AuthError, errorBody, type ErrorCode } from "../src/errors.ts";
 import { sendDevicePage } from "../src/modules/device/device.page.ts";
 import { devicePagePath } from "../src/modules/device/device.rules.ts";
 import { appRouter } from "../src/trpc/app-router.ts";
@@ -12,6 +13,7 @@ import { MAX_BODY_BYTES, parseBody, readJsonText, RequestAborted } from "./body.
 import { effectHeaders } from "./cookies.ts";
 import { sendError, sendJson } from "./errors.ts";
 import { checkLoginOrigin, checkOrigin, checkRateLimit, clientIpResolver, type ClientIpOf } from "./guards.ts";
+import { failureToErrorPage, prefersHtml, sendHtml } from "./html.ts";
 import { normalisePath } from "./paths.ts";
 import { createRouteMatcher, loginProcedures, restPathByProcedure, routes, type RouteMatch } from "./routes.ts";
 
@@ -38,19 +40,28 @@ async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: 
   checkOrigin(app, req);
   if (route.login) checkLoginOrigin(app, req);
   let input: unknown;
-  if (route.input === "body") input = await parseBody(req, route.form === true);
+  if (route.input === "body" || route.input === "body+query") input = await parseBody(req, route.form === true);
   else if (route.input === "query") input = Object.fromEntries(url.searchParams);
   else if (req.method === "POST") await parseBody(req, route.form === true); // enforce type and size anyway
+  if (route.input === "body+query") input = { ...(input as object), ...Object.fromEntries(url.searchParams) };
   if (Object.keys(params).length) input = { ...(input as object), ...params };
 
   const ctx = createContext(app, { headers: req.headers, ip, requestId: call.requestId });
-  const output = await procedureAt(createCaller(ctx), route.procedure)(input);
+  let output: unknown;
+  try {
+    output = await procedureAt(createCaller(ctx), route.procedure)(input);
+  } catch (err) {
+    // CONTRACT.md §9: a browser sent back from a provider gets a page, a program keeps JSON.
+    if (!route.errorPage || !prefersHtml(req.headers.accept)) throw err;
+    return failureToErrorPage(app, res, err, call.requestId);
+  }
   const headers = effectHeaders(app, ctx.effects);
   if (ctx.effects.redirect) {
     res.writeHead(302, { ...headers, location: ctx.effects.redirect, "cache-control": "no-store" });
     res.end();
     return;
   }
+  if (route.html) return sendHtml(res, String(output), headers);
   sendJson(res, 200, output ?? null, headers);
 }
 
@@ -167,6 +178,42 @@ export function createRequestHandler(app: App) {
   };
 }
 
+/** node:http's refusals that keep node's own status rather than a plain 400, in the contract's shape. */
+const CLIENT_ERRORS: Record<string, ErrorCode> = {
+  HPE_HEADER_OVERFLOW: "REQUEST_HEADER_FIELDS_TOO_LARGE",
+  ERR_HTTP_REQUEST_TIMEOUT: "REQUEST_TIMEOUT",
+};
+
+/**
+ * The parser refused the request (request line, header, chunked body) or it came too slowly: no
+ * request object exists, so the JSON answer goes on the socket itself (CONTRACT.md §9), and the
+ * connection closes, as the parser cannot find the next request in it. Only the table's text goes
+ * out: the parser's message may quote the client's bytes. A socket failure (ECONNRESET, EPIPE), a
+ * socket that cannot be written or an answer already under way leave nothing to say.
+ */
+function answerClientError(app: App, err: Error & { code?: string }, socket: Duplex) {
+  const code = err.code ?? "";
+  const mapped = Object.hasOwn(CLIENT_ERRORS, code) ? CLIENT_ERRORS[code] : undefined;
+  const refusal = mapped !== undefined || code.startsWith("HPE_");
+  // Node's own default handler checks the same: bytes of an answer already sent cannot be followed by another.
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (!refusal || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const error = new AuthError(mapped ?? "BAD_REQUEST");
+  const body = JSON.stringify(errorBody(error));
+  app.logger.info({ route: "(refused by node:http)", status: error.status, reason: code }, "request");
+  socket.end(
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n` +
+      "content-type: application/json; charset=utf-8\r\n" +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      "cache-control: no-store\r\nconnection: close\r\n\r\n" +
+      body,
+    () => socket.destroy(),
+  );
+}
+
 export function createHttpServer(app: App): Server {
   const handle = createRequestHandler(app);
   const server = createServer((req, res) => {
@@ -174,6 +221,7 @@ export function createHttpServer(app: App): Server {
     if (!server.listening) res.setHeader("connection", "close");
     void handle(req, res);
   });
+  server.on("clientError", (err, socket) => answerClientError(app, err, socket));
   server.keepAliveTimeout = 5000;
   return server;
 }

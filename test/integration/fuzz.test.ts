@@ -18,7 +18,7 @@ import { startTestServer, type TestServer } from "../harness/server.ts";
  * procedure> of the router, so a route added later is fuzzed without editing this file.
  *
  * Every answer must be a 2xx/3xx, or a 4xx with the contract's error body (`{ code, message }`;
- * RFC 6749 `{ error, error_description }` from the device token endpoint; tRPC's envelope with
+ * RFC 6749 `{ error, error_description }` from the device endpoints; tRPC's envelope with
  * `data.authCode` on /api/trpc). Never a 5xx, never a hang (each request has a deadline), and a
  * rejected (4xx) request leaves the database as it was: a digest of every table is compared
  * before and after it. Two things are left out of the digest, both by design: the
@@ -385,7 +385,11 @@ interface Digester {
   close(): Promise<void>;
 }
 
-/** RFC 6749 §5.2 / RFC 8628 §3.5 error codes: OAuth endpoints (device code and token) answer `{ error, error_description }`. */
+/**
+ * RFC 6749 §5.2 / RFC 8628 §3.5 error codes: the device endpoints (code, token, approve, deny) answer
+ * `{ error, error_description }`; approve and deny without a session say `unauthorized`, as
+ * better-auth's device plugin does.
+ */
 const OAUTH_ERRORS = new Set([
   "invalid_request",
   "invalid_client",
@@ -397,6 +401,7 @@ const OAUTH_ERRORS = new Set([
   "slow_down",
   "access_denied",
   "expired_token",
+  "unauthorized",
 ]);
 
 const DIGEST_SKIP_TABLES = new Set(["rate_limits", "mikro_orm_migrations"]);

@@ -163,7 +163,9 @@ async function expectSquatterHoldsNothing(s: Awaited<ReturnType<typeof squat>>, 
   for (const token of s.tokens) expect(await sessionOf({ bearer: token })).toBeNull();
   expectGrantRevoked(await poll(s.devices.approved.device_code));
   expectGrantRevoked(await poll(s.devices.pending.device_code));
-  expectError(await post(`${server.auth}/device/approve`, { userCode: s.devices.pending.user_code }, { cookie: owner }), 400, "INVALID_USER_CODE");
+  const approveGone = await post(`${server.auth}/device/approve`, { userCode: s.devices.pending.user_code }, { cookie: owner });
+  expect(approveGone.status, approveGone.text).toBe(400);
+  expect(approveGone.body).toEqual({ error: "invalid_request", error_description: "Invalid user code" });
   expectError(await get(s.links.verify), 400, "INVALID_TOKEN");
   // The link flow started as the squatter no longer links anything to this user.
   expectError(await finishFlow(s.linkInFlight, s.latecomer.sub), 400, "STATE_MISMATCH");

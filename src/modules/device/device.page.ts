@@ -54,7 +54,8 @@ const SCRIPT = `
     target.searchParams.set("callbackURL", location.href);
     link.href = target.toString();
   }
-  const failure = (r) => (r.data && r.data.message) || "Something went wrong. Please try again.";
+  // { code, message } from most endpoints; approve and deny answer RFC 6749 { error, error_description }.
+  const failure = (r) => (r.data && (r.data.message || r.data.error_description)) || "Something went wrong. Please try again.";
   async function start() {
     const session = await call("GET", "/get-session");
     if (!session.ok || !session.data) { show("sign-in"); return; }

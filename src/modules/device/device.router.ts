@@ -1,5 +1,5 @@
-import { OAuthError } from "../../errors.ts";
-import { authedProcedure, lastingAccessProcedure, publicProcedure, router } from "../../trpc/init.ts";
+import { AuthError, OAuthError, type ErrorCode } from "../../errors.ts";
+import { authedProcedure, lastingAccessProcedure, middleware, publicProcedure, router } from "../../trpc/init.ts";
 import * as schema from "./device.schema.ts";
 import * as service from "./device.service.ts";
 
@@ -12,6 +12,33 @@ function required(name: string, value: string | undefined, maxLength: number): s
 
 /** RFC 6749 §5.1: token responses must not be cached (the bridge sends no-store on all JSON). */
 const NO_CACHE = { pragma: "no-cache" };
+
+/**
+ * Approve and deny answer in the RFC 6749 §5.2 shape like the other device endpoints, with
+ * better-auth's device plugin's names and statuses; tRPC keeps the precise code in data.authCode.
+ * Left as they are: VALIDATION_ERROR (better-auth's own validation answers that shape too) and
+ * IMPERSONATION_NOT_ALLOWED (CONTRACT.md §6 names it for device approval).
+ */
+const DECISION_ERRORS: Partial<Record<ErrorCode, string>> = {
+  UNAUTHORIZED: "unauthorized",
+  INVALID_USER_CODE: "invalid_request",
+  EXPIRED_USER_CODE: "expired_token",
+  DEVICE_CODE_ALREADY_PROCESSED: "invalid_request",
+  DEVICE_CODE_NOT_CLAIMED: "invalid_request",
+  DEVICE_CODE_CLAIMED_BY_ANOTHER_USER: "access_denied",
+  // The token endpoint answers access_denied for a banned approver too.
+  BANNED_USER: "access_denied",
+};
+
+/** Outermost, so it also sees the session guards' refusals. */
+const decisionErrors = middleware(async ({ next }) => {
+  const result = await next();
+  if (result.ok || !(result.error instanceof AuthError) || result.error instanceof OAuthError) return result;
+  const error = DECISION_ERRORS[result.error.authCode];
+  if (!error) return result;
+  throw new OAuthError(result.error.authCode, result.error.message, error);
+});
+const decisionProcedure = publicProcedure.use(decisionErrors);
 
 export const deviceRouter = router({
   // RFC 8628 §3.1-3.2
@@ -39,11 +66,11 @@ export const deviceRouter = router({
   }),
 
   // Approval turns into a session that outlives an impersonation; deny only takes access away.
-  approve: lastingAccessProcedure.input(schema.decisionInput).mutation(({ ctx, input }) =>
+  approve: decisionProcedure.concat(lastingAccessProcedure).input(schema.decisionInput).mutation(({ ctx, input }) =>
     service.decide(ctx.app, ctx.em, input.userCode, ctx.auth.user.id, "approved"),
   ),
 
-  deny: authedProcedure.input(schema.decisionInput).mutation(({ ctx, input }) =>
+  deny: decisionProcedure.concat(authedProcedure).input(schema.decisionInput).mutation(({ ctx, input }) =>
     service.decide(ctx.app, ctx.em, input.userCode, ctx.auth.user.id, "denied"),
   ),
 });
