@@ -10,7 +10,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "integration", include: ["test/integration/**/*.test.ts", "test/browser/**/*.test.ts", "src/**/*.test.ts"] },
+        test: { name: "integration", include: ["test/integration/**/*.test.ts", "test/browser/**/*.test.ts", "test/compat/**/*.test.ts", "src/**/*.test.ts"] },
       },
       {
         // Real server processes (bin/portcullis.mjs serve): multi-instance, SIGKILL/SIGTERM.

@@ -8,11 +8,16 @@ export interface Route {
   path: string;
   /** Dotted tRPC procedure path. */
   procedure: string;
-  input: "none" | "body" | "query";
+  /** `body+query`: the body's fields, the query's on top (better-auth's form_post callback: the query's state wins). */
+  input: "none" | "body" | "query" | "body+query";
   /** Also accepts application/x-www-form-urlencoded (CONTRACT.md §1). */
   form?: boolean;
   /** Starts a sign-in: refused from a foreign page even without a cookie (guards.ts checkLoginOrigin). */
   login?: boolean;
+  /** The procedure answers a string written as text/html with a script-free CSP (html.ts). */
+  html?: boolean;
+  /** A browser navigation (Accept prefers text/html) gets its failure as a 302 to `/error?error=CODE`, not JSON (CONTRACT.md §9). */
+  errorPage?: boolean;
 }
 
 export const routes: Route[] = [
@@ -28,6 +33,10 @@ export const routes: Route[] = [
   { method: "POST", path: "/revoke-other-sessions", procedure: "revokeOtherSessions", input: "none" },
   { method: "POST", path: "/update-user", procedure: "updateUser", input: "body" },
   { method: "POST", path: "/change-password", procedure: "changePassword", input: "body" },
+  { method: "POST", path: "/verify-password", procedure: "verifyPassword", input: "body" },
+  { method: "POST", path: "/change-email", procedure: "changeEmail", input: "body" },
+  { method: "POST", path: "/delete-user", procedure: "deleteUser", input: "body" },
+  { method: "GET", path: "/delete-user/callback", procedure: "deleteUserCallback", input: "query" },
   { method: "POST", path: "/send-verification-email", procedure: "sendVerificationEmail", input: "body" },
   { method: "GET", path: "/verify-email", procedure: "verifyEmail", input: "query" },
   { method: "POST", path: "/request-password-reset", procedure: "requestPasswordReset", input: "body" },
@@ -55,8 +64,9 @@ export const routes: Route[] = [
   { method: "POST", path: "/admin/has-permission", procedure: "admin.hasPermission", input: "body" },
   { method: "GET", path: "/admin/list-audit-events", procedure: "admin.listAuditEvents", input: "query" },
   { method: "POST", path: "/sign-in/social", procedure: "signIn.social", input: "body", login: true },
-  { method: "GET", path: "/callback/:provider", procedure: "callback", input: "query" },
-  { method: "POST", path: "/callback/:provider", procedure: "callbackPost", input: "body", form: true },
+  { method: "GET", path: "/callback/:provider", procedure: "callback", input: "query", errorPage: true },
+  { method: "POST", path: "/callback/:provider", procedure: "callbackPost", input: "body+query", form: true, errorPage: true },
+  { method: "GET", path: "/error", procedure: "errorPage", input: "query", html: true },
   { method: "POST", path: "/link-social", procedure: "linkSocial", input: "body" },
   { method: "POST", path: "/get-access-token", procedure: "getAccessToken", input: "body" },
   { method: "POST", path: "/refresh-token", procedure: "refreshToken", input: "body" },

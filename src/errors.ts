@@ -24,6 +24,15 @@ export const ERRORS = {
   EXPIRED_USER_CODE: [400, "User code has expired"],
   DEVICE_CODE_ALREADY_PROCESSED: [400, "Device code already processed"],
   DEVICE_CODE_NOT_CLAIMED: [400, "Device code has not been claimed: open GET /device with the user_code while signed in first"],
+  // 400, account self-service (CONTRACT.md §9)
+  NO_FIELDS_TO_UPDATE: [400, "No fields to update"],
+  EMAIL_MISMATCH: [400, "Email mismatch"],
+  EMAIL_ALREADY_VERIFIED: [400, "Email is already verified"],
+  CHANGE_EMAIL_DISABLED: [400, "Change email is disabled"],
+  EMAIL_IS_THE_SAME: [400, "Email is the same"],
+  ID_TOKEN_NOT_SUPPORTED: [400, "id_token not supported"],
+  /** The HTTP parser refused the request (bad chunked body, bad header): node:http's clientError. */
+  BAD_REQUEST: [400, "Bad request"],
   // 400, RFC 6749 §5.2 / RFC 8628 §3.5 token errors: thrown as OAuthError, the bridge answers { error, error_description }
   INVALID_REQUEST: [400, "Invalid request"],
   INVALID_CLIENT: [400, "Invalid client_id"],
@@ -53,6 +62,8 @@ export const ERRORS = {
   UNAUTHORIZED: [401, "Unauthorized"],
   INVALID_EMAIL_OR_PASSWORD: [401, "Invalid email or password"],
   INVALID_USERNAME_OR_PASSWORD: [401, "Invalid username or password"],
+  /** A sign-in ID token that fails verification (signature, iss, aud, exp, nonce): CONTRACT.md §9. */
+  INVALID_ID_TOKEN: [401, "Invalid token", "INVALID_TOKEN"],
   // 403
   BANNED_USER: [403, "You have been banned from this application"],
   EMAIL_NOT_VERIFIED: [403, "Email not verified"],
@@ -89,12 +100,15 @@ export const ERRORS = {
   PAYLOAD_TOO_LARGE: [413, "Request body is larger than 64 KiB"],
   UNSUPPORTED_MEDIA_TYPE: [415, "Unsupported content type"],
   RATE_LIMITED: [429, "Too many requests. Please try again later."],
+  // 408, 431: node:http refuses the request before any route or procedure (rest-bridge/server.ts clientError)
+  REQUEST_TIMEOUT: [408, "Request timeout"],
+  REQUEST_HEADER_FIELDS_TOO_LARGE: [431, "Request header fields too large"],
   // 500
   INTERNAL_SERVER_ERROR: [500, "Unexpected failure"],
   OAUTH_PROVIDER_ERROR: [500, "The identity provider failed or answered unexpectedly"],
   // 503: GET /ready (the database does not answer)
   NOT_READY: [503, "Service not ready"],
-} as const satisfies Record<string, readonly [number, string]>;
+} as const satisfies Record<string, readonly [number, string] | readonly [number, string, string]>;
 
 export type ErrorCode = keyof typeof ERRORS;
 
@@ -121,7 +135,13 @@ const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
  * adapter and the REST bridge answer with the same status.
  */
 export class AuthError extends TRPCError {
+  /** The table's key. */
   readonly authCode: ErrorCode;
+  /**
+   * The code clients see: the key, or the entry's third element when one wire code answers with
+   * two statuses (INVALID_TOKEN: 400 for a mailed link, 401 for a sign-in ID token).
+   */
+  readonly wireCode: ErrorCode;
   readonly status: number;
   readonly issues: ErrorIssue[] | undefined;
   /** Extra response headers (Retry-After on 429). */
@@ -131,10 +151,12 @@ export class AuthError extends TRPCError {
     code: ErrorCode,
     options: { message?: string; issues?: ErrorIssue[]; cause?: unknown; headers?: Record<string, string> } = {},
   ) {
-    const [status, publicMessage] = ERRORS[code];
+    const entry: readonly [number, string, string?] = ERRORS[code];
+    const [status, publicMessage] = entry;
     super({ code: TRPC_CODE_BY_STATUS[status] ?? "INTERNAL_SERVER_ERROR", message: options.message ?? publicMessage, cause: options.cause });
     this.name = "AuthError";
     this.authCode = code;
+    this.wireCode = (entry[2] ?? code) as ErrorCode;
     this.status = status;
     this.issues = options.issues;
     this.headers = options.headers;
@@ -160,10 +182,17 @@ export class OAuthError extends AuthError {
   /** The RFC's code, e.g. "authorization_pending". */
   readonly oauthError: string;
 
-  constructor(code: OAuthErrorCode, description?: string) {
+  constructor(code: OAuthErrorCode, description?: string);
+  /**
+   * Another contract code in the RFC's shape under the RFC name `error` (device approve/deny answer
+   * INVALID_USER_CODE as `invalid_request`, like better-auth's device plugin), so tRPC's
+   * `data.authCode` keeps the precise code.
+   */
+  constructor(code: ErrorCode, description: string, error: string);
+  constructor(code: ErrorCode, description?: string, error: string = code.toLowerCase()) {
     super(code, description === undefined ? {} : { message: description });
     this.name = "OAuthError";
-    this.oauthError = code.toLowerCase();
+    this.oauthError = error;
   }
 }
 
@@ -177,7 +206,7 @@ export interface ErrorBody {
 /** The public body of an error: never an internal message or a stack for 5xx. */
 export function errorBody(err: AuthError, requestId?: string): ErrorBody {
   if (err.status >= 500) {
-    return { code: err.authCode, message: ERRORS[err.authCode][1], ...(requestId ? { requestId } : {}) };
+    return { code: err.wireCode, message: ERRORS[err.authCode][1], ...(requestId ? { requestId } : {}) };
   }
-  return { code: err.authCode, message: err.message, ...(err.issues ? { issues: err.issues } : {}) };
+  return { code: err.wireCode, message: err.message, ...(err.issues ? { issues: err.issues } : {}) };
 }

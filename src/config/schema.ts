@@ -29,6 +29,8 @@ export const DEFAULT_RATE_LIMIT_RULES: Record<string, { window: number; max: num
   "/sign-in/*": { window: 10, max: 3 },
   "/sign-up/*": { window: 10, max: 3 },
   "/change-password": { window: 10, max: 3 },
+  "/verify-password": { window: 10, max: 3 },
+  "/change-email": { window: 60, max: 3 },
   "/request-password-reset": { window: 60, max: 3 },
   "/send-verification-email": { window: 60, max: 3 },
 };
@@ -76,6 +78,11 @@ export const configSchema = z
          * several instances share the database and a revoke on one must be seen at once by all.
          */
         cacheTtlMs: z.number().int().min(0).max(60_000).optional(),
+        /**
+         * A session signed in less than this long ago is "fresh": delete-user needs no password
+         * from it (better-auth's `session.freshAge`); 0 treats every session as fresh.
+         */
+        freshAgeSec: z.number().int().nonnegative().default(24 * 3600),
       })
       .strict()
       .prefault({}),
@@ -126,6 +133,23 @@ export const configSchema = z
          * the client IP (src/modules/rate-limit/address-limit.ts); `false` turns it off.
          */
         perAddress: rateLimitRule.default({ window: 15 * 60, max: 3 }),
+      })
+      .strict()
+      .prefault({}),
+    /** Account self-service (CONTRACT.md §9), better-auth's `user` options. */
+    user: z
+      .object({
+        /** POST /change-email. Off: 400 CHANGE_EMAIL_DISABLED (better-auth's answer). */
+        changeEmail: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
+        /** POST /delete-user and GET /delete-user/callback. Off: 404 NOT_FOUND. */
+        deleteUser: z
+          .object({
+            enabled: z.boolean().default(false),
+            /** Lifetime of the mailed confirmation link (better-auth's deleteTokenExpiresIn: 1 day). */
+            tokenExpiresInSec: z.number().int().positive().max(7 * 24 * 3600).default(24 * 3600),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .prefault({}),

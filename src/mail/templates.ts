@@ -51,3 +51,23 @@ export function resetPasswordEmail(to: string, name: string | null, link: string
     outro: `The link expires in ${minutes(expiresInSec)} and works once. If you did not ask for a reset, ignore this email: your password stays as it is.`,
   });
 }
+
+/** change-email of a verified user, step 1: mailed to the current address. */
+export function changeEmailConfirmationEmail(to: string, name: string | null, newEmail: string, link: string, expiresInSec: number): MailMessage {
+  return render(to, name, link, {
+    subject: "Confirm your new email address",
+    intro: `Someone (hopefully you) asked to change the email address of your account to ${newEmail}. Approve the change by opening this link; a verification link then goes to the new address:`,
+    action: "Approve the change",
+    outro: `The link expires in ${minutes(expiresInSec)}. If you did not ask for this, ignore this email and consider changing your password: your address stays as it is.`,
+  });
+}
+
+/** delete-user without a fresh session or the password: the confirmation link. */
+export function deleteAccountEmail(to: string, name: string | null, link: string, expiresInSec: number): MailMessage {
+  return render(to, name, link, {
+    subject: "Confirm the deletion of your account",
+    intro: "Open this link in the browser where you are signed in to delete your account. This cannot be undone:",
+    action: "Delete my account",
+    outro: `The link expires in ${minutes(expiresInSec)} and works once. If you did not ask for this, ignore this email: nothing is deleted.`,
+  });
+}

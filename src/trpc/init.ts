@@ -67,7 +67,7 @@ const t = initTRPC.context<Context>().create({
         code: shape.data.code,
         httpStatus: auth.status,
         path: shape.data.path,
-        authCode: auth.authCode,
+        authCode: auth.wireCode,
         ...(auth.issues ? { issues: auth.issues } : {}),
         ...(internal && ctx ? { requestId: ctx.req.requestId } : {}),
       },

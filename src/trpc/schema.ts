@@ -7,6 +7,18 @@ export const formBoolean = z.union([z.boolean(), z.enum(["true", "false"]).trans
 export const password = z.string().min(1, "is required").max(4096, "is too long");
 export const callbackURL = z.string().max(2048).optional();
 
+const emailFormat = z.email();
+/**
+ * An email field that better-auth validates in its body schema (send-verification-email,
+ * change-email): a malformed address is 400 VALIDATION_ERROR naming the field, as there.
+ * Sign-up and sign-in answer INVALID_EMAIL instead (CONTRACT.md §4, email-password.rules.ts).
+ */
+export const emailAddress = z
+  .string()
+  .min(1, "is required")
+  .max(320, "is too long")
+  .refine((v) => emailFormat.safeParse(v.normalize("NFKC").trim().toLowerCase()).success, "Invalid email address");
+
 /** A user's `image` (sign-up, update-user, admin create/update-user): absolute http(s) URL or null. */
 export const userImage = z
   .string()

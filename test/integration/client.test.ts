@@ -17,7 +17,7 @@ import { startTestServer, type TestServer } from "../harness/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ user: { changeEmail: { enabled: true }, deleteUser: { enabled: true } } });
 });
 afterAll(async () => {
   await server?.close();
@@ -91,7 +91,8 @@ describe("typed client (portcullis/client)", () => {
     const sessions = await client.listSessions.query();
     expectTypeOf(sessions).items.toHaveProperty("expiresAt").toEqualTypeOf<string>();
     expect(sessions.map((s) => s.id)).toEqual([result!.session.id]);
-    expect(sessions[0]).not.toHaveProperty("token");
+    // CONTRACT.md §2 (issue 12): the caller's own session carries the token it presented.
+    expect(sessions[0]!.token).toBe(token);
 
     const updated = await client.updateUser.mutate({ name: "Renamed", username: "Client_Name" });
     expectTypeOf(updated).toEqualTypeOf<{ status: true }>();
@@ -108,6 +109,22 @@ describe("typed client (portcullis/client)", () => {
     expect(unauthorized.data?.authCode).toBe("UNAUTHORIZED");
     expect(unauthorized.data?.httpStatus).toBe(401);
     expect(recorder.calls.at(-1)!.status).toBe(401);
+  });
+
+  it("exposes account self-service: verifyPassword, changeEmail, deleteUser (issue 12)", async () => {
+    const email = uniqueEmail("self");
+    const anon = createPortcullisClient({ url: server.url });
+    const up = await anon.signUp.email.mutate({ name: "Self", email, password: "correct horse battery" });
+    const client = createPortcullisClient({ url: server.url, token: up.token! });
+    expect(await client.verifyPassword.mutate({ password: "correct horse battery" })).toEqual({ status: true });
+    expect(authErrorCode(await client.verifyPassword.mutate({ password: "wrong wrong" }).catch((e: unknown) => e))).toBe("INVALID_PASSWORD");
+    const newEmail = uniqueEmail("self-new");
+    expect(await client.changeEmail.mutate({ newEmail })).toEqual({ status: true });
+    expect((await client.getSession.query())!.user.email).toBe(newEmail);
+    const deleted = await client.deleteUser.mutate({});
+    expectTypeOf(deleted.message).toEqualTypeOf<"User deleted" | "Verification email sent">();
+    expect(deleted).toEqual({ success: true, message: "User deleted" });
+    expect(await client.getSession.query()).toBeNull();
   });
 
   it("types inputs: signIn.email requires password", async () => {

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from "../harness/server.ts";
 
 const PASSWORD = "password123";
 const COOKIE = "portcullis.session_token";
-const SESSION_KEYS = ["createdAt", "expiresAt", "id", "impersonatedBy", "ipAddress", "updatedAt", "userAgent", "userId"];
+const SESSION_KEYS = ["createdAt", "expiresAt", "id", "impersonatedBy", "ipAddress", "token", "updatedAt", "userAgent", "userId"];
 const USER_KEYS = [
   "banExpires",
   "banReason",
@@ -82,7 +82,7 @@ function expectUnauthorized(r: Reply) {
 }
 
 describe("GET /get-session", () => {
-  it("answers { session, user } with the cookie and with a bearer token, never the token", async () => {
+  it("answers { session, user } with the cookie and with a bearer token, echoing only the presented token", async () => {
     const createdMs = server.clock.now().getTime();
     const { token, userId, email } = await signUp({}, { "user-agent": "SessionsTest/1.0 (get-session)" });
 
@@ -104,9 +104,9 @@ describe("GET /get-session", () => {
       expect(session.impersonatedBy).toBeNull();
       expect(user).toMatchObject({ id: userId, email, name: "Session Tester", emailVerified: false, role: "user", banned: false });
       expect(user.createdAt).toMatch(ISO);
-      // Shown once at issue, never again (CONTRACT.md §2).
-      expect(r.text).not.toContain(token);
-      expect(r.text).not.toMatch(/"token"/i);
+      // CONTRACT.md §2 (issue 12): `session.token` echoes the token the caller presented, nothing else.
+      expect(session.token).toBe(token);
+      expect(r.text.split(token)).toHaveLength(2);
       // Fresh session: nothing to extend, no cookie to re-send.
       expect(r.headers.getSetCookie()).toEqual([]);
     }
@@ -257,7 +257,8 @@ describe("sliding expiry", () => {
     server.clock.set(new Date(createdMs + DAY + SECOND));
     const dead = await get(url("/get-session"), { cookie: cookieOf(token) });
     expect(dead.text).toBe("null");
-    expect(dead.headers.getSetCookie()).toEqual([]);
+    // The dead session's cookie is cleared (better-auth's get-session does the same).
+    expect(dead.headers.getSetCookie()).toEqual([`${COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax`]);
   });
 
   it("rememberMe false on sign-in behaves the same, beside a normal session of the same user", async () => {
@@ -270,7 +271,7 @@ describe("sliding expiry", () => {
 });
 
 describe("GET /list-sessions", () => {
-  it("lists the caller's active sessions only, with the contract's fields and no token", async () => {
+  it("lists the caller's active sessions only, with the contract's fields; only the caller's own raw token", async () => {
     const a = await signUp({}, { "user-agent": "A-1" });
     const a2 = await signIn(a.email, {}, { "user-agent": "A-2" });
     const a3 = await signIn(a.email, {}, { "user-agent": "A-3" });
@@ -288,8 +289,10 @@ describe("GET /list-sessions", () => {
       expect(s.expiresAt).toMatch(ISO);
     }
     expect(r.body.map((s: { userAgent: string }) => s.userAgent).sort()).toEqual(["A-1", "A-2", "A-3"]);
-    for (const t of [a.token, a2, a3, b.token]) expect(r.text).not.toContain(t);
-    expect(r.text).not.toMatch(/"token"/i);
+    // CONTRACT.md §2 (issue 12): the caller's own session carries its raw token, the others a handle.
+    for (const t of [a2, a3, b.token]) expect(r.text).not.toContain(t);
+    expect(r.body.filter((s: { token: string }) => s.token === a.token)).toHaveLength(1);
+    expect(r.body.filter((s: { token: string }) => s.token.startsWith("sh."))).toHaveLength(2);
 
     // The ids are the ones get-session shows for each token.
     const ids = await Promise.all([a.token, a2, a3].map(async (t) => (await sessionBy(t)).body.session.id));

@@ -50,7 +50,7 @@ describe("queries", () => {
     const { session, user } = res.body.result.data;
     expect(Object.keys(res.body.result.data).sort()).toEqual(["session", "user"]);
     expect(session).toMatchObject({ userId: u.userId, expiresAt: expect.stringMatching(ISO), createdAt: expect.stringMatching(ISO) });
-    expect(session.token).toBeUndefined();
+    expect(session.token).toBe(u.token); // CONTRACT.md §2: the presented token, echoed
     expect(user).toMatchObject({ id: u.userId, email: u.email, emailVerified: false, role: "user", createdAt: expect.stringMatching(ISO) });
     // no transformer: no superjson envelope
     expect(res.text).not.toContain('"json"');

@@ -93,8 +93,9 @@ export const adminRouter = router({
       // The admin's own token stays client-side, HttpOnly like the session cookie, for stop-impersonating.
       const adminRemainingSec = Math.max(0, Math.floor((ctx.auth.session.expiresAt.getTime() - ctx.app.clock.now().getTime()) / 1000));
       (ctx.effects.cookies ??= []).push({ name: ADMIN_SESSION_COOKIE, value: ctx.sessionToken!, maxAgeSec: adminRemainingSec });
-      handOverSession(ctx, { token: result.issued.token, cookieMaxAgeSec: result.cookieMaxAgeSec });
-      return { session: publicSession(result.issued.session), user: userOut(result.user) };
+      // A browser-session cookie (better-auth's): the impersonation ends with the browser or its hour.
+      handOverSession(ctx, { token: result.issued.token, cookieMaxAgeSec: null });
+      return { session: { ...publicSession(result.issued.session), token: result.issued.token }, user: userOut(result.user) };
     }),
 
   /**
@@ -111,13 +112,16 @@ export const adminRouter = router({
       ctx.effects.sessionCookie = { clear: true };
       return null;
     }
-    ctx.effects.sessionCookie = { token: result.token, maxAgeSec: result.cookieMaxAgeSec };
+    // The request carried the admin's token (its admin_session cookie): handing it back is no new grant.
+    handOverSession(ctx, { token: result.token, cookieMaxAgeSec: result.cookieMaxAgeSec });
     return result.auth.body;
   }),
 
   listUserSessions: withPermission("session", ["list"])
     .input(schema.userIdInput)
-    .mutation(async ({ ctx, input }) => ({ sessions: await sessions.listUserSessions(ctx.app, ctx.em, input.userId) })),
+    .mutation(async ({ ctx, input }) => ({
+      sessions: await sessions.listUserSessions(ctx.app, ctx.em, input.userId, { sessionId: ctx.auth.session.id, token: ctx.sessionToken }),
+    })),
 
   revokeUserSession: withPermission("session", ["revoke"])
     .input(schema.revokeUserSessionInput)

@@ -54,7 +54,7 @@ export async function impersonateUser(app: App, em: EntityManager, actor: Actor 
     return issued;
   });
   app.sessionCache.evictUser(target.id);
-  return { issued, user: target, cookieMaxAgeSec: durationSec };
+  return { issued, user: target };
 }
 
 export type Restored =

@@ -1,10 +1,10 @@
 import { LockMode, type EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { sha256 } from "../../crypto/tokens.ts";
 import { Session, User, type ISession, type IUser } from "../../db/entities/index.ts";
 import { AuthError } from "../../errors.ts";
 import { publicSession } from "../session/session.serialize.ts";
-import { revokeAllSessions } from "../session/session.service.ts";
+import { endImpersonationsBy, revokeAllSessions } from "../session/session.service.ts";
+import { listedToken, sessionRefOf } from "../session/session-handle.ts";
 import { recordAudit, type Actor } from "./audit.service.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -45,25 +45,21 @@ export async function endSessionsOf(app: App, em: EntityManager, userId: string)
   return [...new Set([userId, ...(await endImpersonationsBy(app, em, userId))])];
 }
 
-/** Ends the impersonations an admin started (ban, removal, or losing `user: ["impersonate"]`); returns the targets. */
-export async function endImpersonationsBy(app: App, em: EntityManager, adminId: string): Promise<string[]> {
-  const impersonations = await em.find(Session, { impersonatedBy: adminId }, { fields: ["id", "user"] });
-  if (impersonations.length === 0) return [];
-  await em.nativeDelete(Session, { id: { $in: impersonations.map((s) => s.id) } });
-  const targets = [...new Set(impersonations.map((s) => s.user.id))];
-  for (const id of targets) app.sessionCache.evictUser(id);
-  return targets;
-}
+export { endImpersonationsBy };
 
-/** Admin view: every live session of the user, impersonations included (they show `impersonatedBy`). */
-export async function listUserSessions(app: App, em: EntityManager, userId: string) {
-  await getUser(em, userId);
+/**
+ * Admin view: every live session of the user, impersonations included (they show `impersonatedBy`).
+ * An unknown user simply has none (better-auth's admin plugin answers `{ sessions: [] }` too).
+ */
+export async function listUserSessions(app: App, em: EntityManager, userId: string, caller: { sessionId: string; token: string | null }) {
+  if (!isUuid(userId)) return [];
   const sessions = await em.find(
     Session,
     { user: userId, expiresAt: { $gt: app.clock.now() } },
     { orderBy: { createdAt: "desc" } },
   );
-  return sessions.map(sessionOut);
+  // `token`: a revocation handle (the caller's own raw token for its own session): CONTRACT.md §2.
+  return sessions.map((s) => ({ ...sessionOut(s), token: listedToken(app, s.id, caller) }));
 }
 
 export interface SessionRef {
@@ -72,7 +68,8 @@ export interface SessionRef {
 }
 
 export async function revokeUserSession(app: App, em: EntityManager, actor: Actor, ref: SessionRef): Promise<void> {
-  const where = ref.sessionToken ? { tokenHash: sha256(ref.sessionToken) } : isUuid(ref.sessionId ?? "") ? { id: ref.sessionId! } : null;
+  const named = ref.sessionToken ? sessionRefOf(app, ref.sessionToken) : { id: ref.sessionId ?? "" };
+  const where = "tokenHash" in named ? named : isUuid(named.id) ? named : null;
   const session = where ? await em.findOne(Session, where) : null;
   if (!session) throw new AuthError("SESSION_NOT_FOUND");
   await em.transactional(async (tx) => {
@@ -87,10 +84,13 @@ export async function revokeUserSession(app: App, em: EntityManager, actor: Acto
   app.sessionCache.evictDigest(session.tokenHash);
 }
 
+/**
+ * Succeeds for an unknown user too, with nothing to revoke (better-auth's admin plugin answers
+ * `{ success: true }`); the attempt is still an admin action, so it is audited all the same.
+ */
 export async function revokeUserSessions(app: App, em: EntityManager, actor: Actor, userId: string): Promise<void> {
-  await getUser(em, userId);
   await em.transactional(async (tx) => {
-    const deleted = await revokeAllSessions(app, tx, userId);
+    const deleted = isUuid(userId) ? await revokeAllSessions(app, tx, userId) : 0;
     recordAudit(tx, app.clock, actor, {
       action: "revoke-user-sessions",
       targetType: "user",

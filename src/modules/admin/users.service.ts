@@ -10,6 +10,7 @@ import { CREDENTIAL_PROVIDER, credentialAccount } from "../email-password/email-
 import type { UpdateUserData } from "./admin.schema.ts";
 import { recordAudit, type Actor } from "./audit.service.ts";
 import { hasPermission } from "./permissions.ts";
+import { deleteUserAndEverything } from "../user/user-access.service.ts";
 import { endImpersonationsBy, endSessionsOf, getUser } from "./sessions.service.ts";
 
 /** `"a,b"` or `["a", "b"]` → `"a,b"`; every name must be a configured role (better-auth's rule). */
@@ -170,9 +171,8 @@ export async function removeUser(app: App, em: EntityManager, actor: Actor, user
   if (userId === actor.userId) throw new AuthError("YOU_CANNOT_REMOVE_YOURSELF");
   const user = await getUser(em, userId);
   const ended = await em.transactional(async (tx) => {
-    const ended = await endSessionsOf(app, tx, userId);
-    await tx.nativeDelete(Account, { user: userId });
-    await tx.nativeDelete(User, { id: userId });
+    const { deleted, evict: ended } = await deleteUserAndEverything(app, tx, userId);
+    if (!deleted) throw new AuthError("USER_NOT_FOUND"); // removed by a concurrent request: one audit record
     recordAudit(tx, app.clock, actor, { action: "remove-user", targetType: "user", targetId: userId, metadata: { email: user.email } });
     return ended;
   });

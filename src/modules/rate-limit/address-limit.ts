@@ -15,7 +15,7 @@ import { databaseStore, isSqliteBusy, STORE_TIMEOUT_MS, withTimeout, type Store 
  * Keys are an HMAC of the address under the service secret, never the address: the counter
  * table holds no emails, and a digest of a guessable address cannot be checked offline.
  */
-export type MailPurpose = "password-reset" | "email-verification";
+export type MailPurpose = "password-reset" | "email-verification" | "change-email";
 
 export interface AddressLimiter {
   /** Counts one mail for this address; false when the address is over its limit (send nothing). */

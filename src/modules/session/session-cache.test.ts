@@ -13,16 +13,16 @@ function row(userId: string, sessionId: string): SessionWithUser {
 describe("SessionCache", () => {
   it("expires entries after the TTL", () => {
     const cache = new SessionCache(1000);
-    cache.set("a", row("u1", "s1"), 0);
+    cache.set("a", row("u1", "s1"), 0, "token-a");
     expect(cache.get("a", 999)).toBeDefined();
     expect(cache.get("a", 1000)).toBeUndefined();
   });
 
   it("evicts every digest of a user, and only that user's", () => {
     const cache = new SessionCache(1000);
-    cache.set("a", row("u1", "s1"), 0);
-    cache.set("b", row("u1", "s2"), 0);
-    cache.set("c", row("u2", "s3"), 0);
+    cache.set("a", row("u1", "s1"), 0, "token-a");
+    cache.set("b", row("u1", "s2"), 0, "token-b");
+    cache.set("c", row("u2", "s3"), 0, "token-c");
     cache.evictUser("u1");
     expect(cache.get("a", 1)).toBeUndefined();
     expect(cache.get("b", 1)).toBeUndefined();
@@ -31,20 +31,21 @@ describe("SessionCache", () => {
 
   it("stores nothing when disabled, and stays bounded", () => {
     const off = new SessionCache(0);
-    off.set("a", row("u1", "s1"), 0);
+    off.set("a", row("u1", "s1"), 0, "token-a");
     expect(off.get("a", 0)).toBeUndefined();
     const small = new SessionCache(1000, 2);
-    small.set("a", row("u1", "s1"), 0);
-    small.set("b", row("u2", "s2"), 0);
-    small.set("c", row("u3", "s3"), 0);
+    small.set("a", row("u1", "s1"), 0, "token-a");
+    small.set("b", row("u2", "s2"), 0, "token-b");
+    small.set("c", row("u3", "s3"), 0, "token-c");
     expect(small.get("a", 1)).toBeUndefined();
     expect(small.get("c", 1)).toBeDefined();
   });
 
   it("serializes the get-session body once, with ISO dates", () => {
     const cache = new SessionCache(1000);
-    const entry = cache.set("a", row("u1", "s1"), 0);
+    const entry = cache.set("a", row("u1", "s1"), 0, "token-a");
     expect(entry.body.session.expiresAt).toBe("1970-01-01T00:00:00.000Z");
     expect(entry.body.user.banExpires).toBeNull();
+    expect(entry.body.session.token).toBe("token-a");
   });
 });

@@ -3,8 +3,8 @@ import { publicSession, publicUser, type PublicSession, type PublicUser } from "
 
 interface Entry {
   value: SessionWithUser;
-  /** The get-session body, serialized once per entry. */
-  body: { session: PublicSession; user: PublicUser };
+  /** The get-session body, serialized once per entry; `session.token` echoes the presented token (CONTRACT.md §2). */
+  body: { session: PublicSession & { token: string }; user: PublicUser };
   cachedAtMs: number;
 }
 
@@ -37,10 +37,11 @@ export class SessionCache {
     return entry;
   }
 
-  set(digest: string, value: SessionWithUser, nowMs: number): Entry {
+  /** `token`: the raw token whose digest is `digest` (kept in memory only, like the request that carried it). */
+  set(digest: string, value: SessionWithUser, nowMs: number, token: string): Entry {
     const entry: Entry = {
       value,
-      body: { session: publicSession(value.session), user: publicUser(value.user) },
+      body: { session: { ...publicSession(value.session), token }, user: publicUser(value.user) },
       cachedAtMs: nowMs,
     };
     if (!this.enabled) return entry;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { sha256 } from "../../crypto/tokens.ts";
 import { authedProcedure, publicProcedure } from "../../trpc/init.ts";
 import { publicSession } from "./session.serialize.ts";
+import { listedToken } from "./session-handle.ts";
 import * as service from "./session.service.ts";
 
 const revokeInput = z
@@ -12,7 +13,11 @@ export const sessionProcedures = {
   // Hot path: no output schema (PERFORMANCE.md point 3).
   getSession: publicProcedure.query(async ({ ctx }) => {
     const auth = await ctx.getSession();
-    return auth ? auth.body : null;
+    if (auth) return auth.body;
+    // A cookie naming the dead session (revoked, expired, banned) is cleared, as better-auth does,
+    // also when the same token came as Bearer too; a cookie of another session is left alone.
+    if (ctx.sessionToken && ctx.readCookie("session_token") === ctx.sessionToken) ctx.effects.sessionCookie = { clear: true };
+    return null;
   }),
 
   signOut: publicProcedure.mutation(async ({ ctx }) => {
@@ -21,17 +26,20 @@ export const sessionProcedures = {
     return { success: true as const };
   }),
 
+  /** Each with `token`: the caller's own raw token, a revocation handle for the others (session-handle.ts). */
   listSessions: authedProcedure.query(async ({ ctx }) => {
     const sessions = await service.listActiveSessions(ctx.app, ctx.em, ctx.auth.user.id);
-    return sessions.map((s) =>
-      publicSession({
+    const caller = { sessionId: ctx.auth.session.id, token: ctx.sessionToken };
+    return sessions.map((s) => ({
+      ...publicSession({
         ...s,
         userId: s.user.id,
         ipAddress: s.ipAddress ?? null,
         userAgent: s.userAgent ?? null,
         impersonatedBy: s.impersonatedBy ?? null,
       }),
-    );
+      token: listedToken(ctx.app, s.id, caller),
+    }));
   }),
 
   revokeSession: authedProcedure.input(revokeInput).mutation(async ({ ctx, input }) => {

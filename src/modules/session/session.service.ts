@@ -6,6 +6,7 @@ import { AuthError } from "../../errors.ts";
 import { Session, type ISession } from "../../db/entities/index.ts";
 import type { SessionRow, SessionWithUser } from "../../db/session-store/index.ts";
 import type { PublicSession, PublicUser } from "./session.serialize.ts";
+import { sessionRefOf } from "./session-handle.ts";
 
 export interface RequestInfo {
   ip: string | null;
@@ -57,7 +58,7 @@ export interface ResolvedSession extends SessionWithUser {
   /** True when this request moved the sliding expiry (the cookie is re-sent). */
   extended: boolean;
   /** The get-session answer, serialized once per cache entry. */
-  body: { session: PublicSession; user: PublicUser };
+  body: { session: PublicSession & { token: string }; user: PublicUser };
 }
 
 /** The answer of every sign-in path to a banned user, with the operator's message (CONTRACT.md §3). */
@@ -82,7 +83,7 @@ export async function resolveSession(app: App, token: string): Promise<ResolvedS
   if (!entry) {
     const found = await app.sessions.findByTokenHash(digest);
     if (!found) return null;
-    entry = app.sessionCache.set(digest, found, nowMs);
+    entry = app.sessionCache.set(digest, found, nowMs, token);
   }
   const { session, user } = entry.value;
   if (session.expiresAt.getTime() <= nowMs || isBanActive(user, now)) {
@@ -94,7 +95,7 @@ export async function resolveSession(app: App, token: string): Promise<ResolvedS
   if (session.rememberMe && !session.impersonatedBy && nowMs - lastExtendedMs > updateAgeSec * 1000) {
     const expiresAt = new Date(nowMs + expiresInSec * 1000);
     await app.sessions.extend(session.id, expiresAt, now);
-    const moved = app.sessionCache.set(digest, { user, session: { ...session, expiresAt, updatedAt: now } }, nowMs);
+    const moved = app.sessionCache.set(digest, { user, session: { ...session, expiresAt, updatedAt: now } }, nowMs, token);
     return { ...moved.value, body: moved.body, extended: true };
   }
   return { session, user, body: entry.body, extended: false };
@@ -121,12 +122,16 @@ export async function deleteSessionByTokenHash(app: App, em: EntityManager, toke
 
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Revokes one of the user's own sessions, by raw token or by id. */
+/**
+ * Revokes one of the user's own sessions, by raw token, revocation handle (session-handle.ts)
+ * or id. Someone else's session is simply not found: the user filter is part of the delete.
+ */
 export async function revokeOwnSession(app: App, em: EntityManager, userId: string, ref: { token?: string | undefined; id?: string | undefined }) {
+  const target = ref.token ? sessionRefOf(app, ref.token) : ref.id ? { id: ref.id } : null;
   let deleted = 0;
-  if (ref.token) deleted = await em.nativeDelete(Session, { user: userId, tokenHash: sha256(ref.token) });
+  if (target && "tokenHash" in target) deleted = await em.nativeDelete(Session, { user: userId, tokenHash: target.tokenHash });
   // Anything but a UUID names no session (and PostgreSQL would reject it as a uuid).
-  else if (ref.id && SESSION_ID.test(ref.id)) deleted = await em.nativeDelete(Session, { user: userId, id: ref.id });
+  else if (target && SESSION_ID.test(target.id)) deleted = await em.nativeDelete(Session, { user: userId, id: target.id });
   app.sessionCache.evictUser(userId);
   return deleted;
 }
@@ -135,4 +140,18 @@ export async function revokeAllSessions(app: App, em: EntityManager, userId: str
   const deleted = await em.nativeDelete(Session, exceptSessionId ? { user: userId, id: { $ne: exceptSessionId } } : { user: userId });
   app.sessionCache.evictUser(userId);
   return deleted;
+}
+
+/**
+ * Ends the impersonations `adminId` started (ban, removal, deletion, or losing
+ * `user: ["impersonate"]`): those sessions carry the admin's authority. Returns their targets,
+ * whose cache entries are evicted here and again by the caller after its commit.
+ */
+export async function endImpersonationsBy(app: App, em: EntityManager, adminId: string): Promise<string[]> {
+  const impersonations = await em.find(Session, { impersonatedBy: adminId }, { fields: ["id", "user"] });
+  if (impersonations.length === 0) return [];
+  await em.nativeDelete(Session, { id: { $in: impersonations.map((s) => s.id) } });
+  const targets = [...new Set(impersonations.map((s) => s.user.id))];
+  for (const id of targets) app.sessionCache.evictUser(id);
+  return targets;
 }

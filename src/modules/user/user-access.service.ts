@@ -1,8 +1,9 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { Account, DeviceCode, Verification } from "../../db/entities/index.ts";
+import { Account, DeviceCode, User, Verification } from "../../db/entities/index.ts";
 import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
-import { revokeAllSessions } from "../session/session.service.ts";
+import { endImpersonationsBy, revokeAllSessions } from "../session/session.service.ts";
+import { USER_TOKEN_PURPOSES } from "../verification/verification.service.ts";
 
 /**
  * THE place that removes what a user holds (ARCHITECTURE.md "one place"): the takeover of an
@@ -14,7 +15,7 @@ import { revokeAllSessions } from "../session/session.service.ts";
  * `"linkUserId":"<id>"`. User ids are UUIDs, so neither pattern holds a LIKE wildcard, and a
  * quote inside another JSON string is escaped, so the key cannot be matched from a URL field.
  */
-const MAIL_TOKEN_PURPOSES = ["email-verification", "password-reset"];
+const MAIL_TOKEN_PURPOSES = [...USER_TOKEN_PURPOSES];
 const OAUTH_STATE_PURPOSE = "oauth-state";
 
 const mailTokensOf = (userId: string) => ({ value: { $like: `{"userId":${JSON.stringify(userId)}%` } });
@@ -43,6 +44,19 @@ export async function removeEverythingUserHolds(app: App, tx: EntityManager, use
   if (removal.accounts === "all") await tx.nativeDelete(Account, { user: userId });
   if (removal.accounts === "social") await tx.nativeDelete(Account, { user: userId, providerId: { $ne: CREDENTIAL_PROVIDER } });
   await revokeAllSessions(app, tx, userId);
+}
+
+/**
+ * Deletes the user and, in the caller's transaction, everything it holds (above) and every
+ * impersonation it started; the audit trail stays (it has no foreign keys). delete-user and admin
+ * remove-user. `deleted` is false when the row was already gone (a concurrent deletion won);
+ * `evict`: the users whose cached sessions the caller evicts again after its commit.
+ */
+export async function deleteUserAndEverything(app: App, tx: EntityManager, userId: string): Promise<{ deleted: boolean; evict: string[] }> {
+  await removeEverythingUserHolds(app, tx, userId, { accounts: "all" });
+  const targets = await endImpersonationsBy(app, tx, userId);
+  const deleted = (await tx.nativeDelete(User, { id: userId })) === 1;
+  return { deleted, evict: [userId, ...targets] };
 }
 
 /** Every outstanding reset link of the user: a password just set by reset or change-password outlives none (issue 11 item 6). */

@@ -1,9 +1,14 @@
 import { z } from "zod";
-import { formBoolean, password, userImage } from "../../trpc/schema.ts";
+import { callbackURL, emailAddress, formBoolean, password, userImage } from "../../trpc/schema.ts";
+import { assertSafeCallback } from "../../security/origins.ts";
+import { actorOf } from "../admin/audit.service.ts";
+import { requestChangeEmail } from "./change-email.service.ts";
+import { deleteUser, deleteUserCallback } from "./delete-user.service.ts";
 import { authedProcedure, lastingAccessProcedure } from "../../trpc/init.ts";
 import { handOverSession } from "../email-password/email-password.router.ts";
 import { publicUser } from "../session/session.serialize.ts";
 import * as service from "./user.service.ts";
+import { callbackWith } from "../../mail/links.ts";
 
 const updateUserInput = z.object({
   name: z.string().max(1024).optional(),
@@ -20,6 +25,18 @@ const changePasswordInput = z.object({
   revokeOtherSessions: formBoolean.optional(),
 });
 
+const changeEmailInput = z.object({ newEmail: emailAddress, callbackURL });
+
+const deleteUserInput = z.object({
+  password: password.optional(),
+  token: z.string().min(1).max(512).optional(),
+  callbackURL,
+});
+
+const deleteUserCallbackInput = z.object({ token: z.string().min(1, "is required").max(512), callbackURL });
+
+const DELETED = { success: true as const, message: "User deleted" as const };
+
 export const userProcedures = {
   updateUser: authedProcedure.input(updateUserInput).mutation(async ({ ctx, input }) => {
     await service.updateUser(ctx.app, ctx.em, ctx.auth.user.id, input);
@@ -30,5 +47,33 @@ export const userProcedures = {
     const result = await service.changePassword(ctx.app, ctx.em, ctx.req, ctx.auth, input);
     handOverSession(ctx, result);
     return { token: result.token, user: publicUser(result.user) };
+  }),
+
+  verifyPassword: authedProcedure.input(z.object({ password })).mutation(async ({ ctx, input }) => {
+    await service.verifyOwnPassword(ctx.em, ctx.auth.user.id, input.password);
+    return { status: true as const };
+  }),
+
+  changeEmail: lastingAccessProcedure.input(changeEmailInput).mutation(async ({ ctx, input }) => {
+    assertSafeCallback(ctx.app, input.callbackURL);
+    await requestChangeEmail(ctx.app, ctx.em, ctx.req.requestId, ctx.auth.user, input.newEmail, input.callbackURL);
+    return { status: true as const };
+  }),
+
+  deleteUser: lastingAccessProcedure.input(deleteUserInput).mutation(async ({ ctx, input }) => {
+    assertSafeCallback(ctx.app, input.callbackURL);
+    const outcome = await deleteUser(ctx.app, ctx.em, ctx.req.requestId, ctx.auth, actorOf(ctx.auth, ctx.req), input);
+    if (outcome === "mailed") return { success: true as const, message: "Verification email sent" as const };
+    ctx.effects.sessionCookie = { clear: true };
+    return DELETED;
+  }),
+
+  /** The mailed link: a GET, but it deletes (a mutation, like verify-email). 302 to callbackURL when given. */
+  deleteUserCallback: lastingAccessProcedure.input(deleteUserCallbackInput).mutation(async ({ ctx, input }) => {
+    assertSafeCallback(ctx.app, input.callbackURL);
+    await deleteUserCallback(ctx.app, ctx.em, ctx.auth, actorOf(ctx.auth, ctx.req), input.token);
+    ctx.effects.sessionCookie = { clear: true };
+    if (input.callbackURL) ctx.effects.redirect = callbackWith(ctx.app, input.callbackURL, {});
+    return DELETED;
   }),
 };

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { hashPassword, verifyPassword } from "../../crypto/password.ts";
+import { hashPassword, verifyAgainstDummy, verifyPassword } from "../../crypto/password.ts";
 import { Account, User } from "../../db/entities/index.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
@@ -29,7 +29,8 @@ export async function updateUser(app: App, em: EntityManager, userId: string, in
   } else if (input.displayUsername !== undefined) {
     changes.displayUsername = input.displayUsername;
   }
-  if (Object.keys(changes).length === 0) return;
+  // better-auth's rule: an update that names no field is a client mistake, not a silent no-op.
+  if (Object.keys(changes).length === 0) throw new AuthError("NO_FIELDS_TO_UPDATE");
   changes.updatedAt = app.clock.now();
   await mapUniqueViolation(() => em.nativeUpdate(User, { id: userId }, changes));
   app.sessionCache.evictUser(userId);
@@ -71,4 +72,14 @@ export async function changePassword(
   });
   if (input.revokeOtherSessions) app.sessionCache.evictUser(auth.user.id); // again, after commit
   return result;
+}
+
+/**
+ * POST /verify-password (step-up check): 400 INVALID_PASSWORD for a wrong password and for a
+ * user without one, after the same argon2 work either way.
+ */
+export async function verifyOwnPassword(em: EntityManager, userId: string, password: string): Promise<void> {
+  const account = await em.findOne(Account, { user: userId, providerId: CREDENTIAL_PROVIDER }, { fields: ["password"] });
+  const ok = account?.password ? await verifyPassword(account.password, password) : await verifyAgainstDummy(password);
+  if (!ok) throw new AuthError("INVALID_PASSWORD");
 }

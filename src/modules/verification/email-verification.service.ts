@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import type { ResolvedConfig } from "../../config/index.ts";
 import { User } from "../../db/entities/index.ts";
+import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
 import { verificationEmail } from "../../mail/templates.ts";
@@ -46,10 +47,13 @@ export function sendVerificationLater(app: App, requestId: string | undefined, u
 /**
  * POST /send-verification-email. The answer is decided before the lookup: unknown and already
  * verified addresses answer exactly like a known unverified one, in the same time, and simply
- * get no mail. A session plays no part (its user is found by the address like anyone's).
+ * get no mail. A signed-in caller may only ask for its own, unverified address (better-auth's
+ * EMAIL_MISMATCH and EMAIL_ALREADY_VERIFIED: they tell the caller only about itself).
  */
-export function requestVerificationEmail(app: App, requestId: string, rawEmail: string, callbackURL: string | undefined): void {
+export function requestVerificationEmail(app: App, requestId: string, rawEmail: string, callbackURL: string | undefined, signedIn?: UserRow): void {
   const email = parseEmail(rawEmail);
+  if (signedIn && signedIn.email !== email) throw new AuthError("EMAIL_MISMATCH");
+  if (signedIn?.emailVerified) throw new AuthError("EMAIL_ALREADY_VERIFIED");
   mailTokenLater(app, requestId, PURPOSE, async (em) => {
     // Counted before the lookup: unknown addresses spend their budget like known ones.
     if (!(await app.addressLimiter.allow(PURPOSE, email))) return null;

@@ -2,33 +2,42 @@ import { AuthError } from "../../errors.ts";
 import { callbackWith } from "../../mail/links.ts";
 import { assertSafeCallback } from "../../security/origins.ts";
 import { publicProcedure } from "../../trpc/init.ts";
+import { applyChangeEmail, CHANGE_EMAIL_PURPOSES, confirmChangeEmail } from "../user/change-email.service.ts";
+import { publicUser, type PublicUser } from "../session/session.serialize.ts";
 import * as service from "./email-verification.service.ts";
+import { purposeOf } from "./verification.service.ts";
 import * as schema from "./verification.schema.ts";
 
 export const verificationProcedures = {
   // Answers before any lookup or SMTP work (service.requestVerificationEmail): no enumeration.
-  sendVerificationEmail: publicProcedure.input(schema.sendVerificationEmailInput).mutation(({ ctx, input }) => {
+  sendVerificationEmail: publicProcedure.input(schema.sendVerificationEmailInput).mutation(async ({ ctx, input }) => {
     assertSafeCallback(ctx.app, input.callbackURL);
-    service.requestVerificationEmail(ctx.app, ctx.req.requestId, input.email, input.callbackURL);
+    const auth = await ctx.getSession();
+    service.requestVerificationEmail(ctx.app, ctx.req.requestId, input.email, input.callbackURL, auth?.user);
     return { status: true as const };
   }),
 
   /**
-   * The mailed link. With a callbackURL the bridge answers 302 (`?error=INVALID_TOKEN` on a bad
-   * token) and tRPC callers read `url`; without one, `{ status: true }` or 400 INVALID_TOKEN.
-   * A mutation: it uses the token up, even though the link arrives as a GET.
+   * The mailed link: email verification, or a step of change-email (CONTRACT.md §9). With a
+   * callbackURL the bridge answers 302 (`?error=INVALID_TOKEN` on a bad token) and tRPC callers
+   * read `url`; without one, `{ status: true }` (+ `user` once a change of email is done) or 400
+   * INVALID_TOKEN. A mutation: it uses the token up, even though the link arrives as a GET.
    */
-  verifyEmail: publicProcedure.input(schema.verifyEmailInput).mutation(async ({ ctx, input }): Promise<{ status: boolean; url?: string }> => {
+  verifyEmail: publicProcedure.input(schema.verifyEmailInput).mutation(async ({ ctx, input }): Promise<{ status: boolean; url?: string; user?: PublicUser }> => {
     assertSafeCallback(ctx.app, input.callbackURL);
+    let user: PublicUser | undefined;
     try {
-      await service.verifyEmail(ctx.app, ctx.em, input.token);
+      const purpose = await purposeOf(ctx.em, input.token, CHANGE_EMAIL_PURPOSES);
+      if (purpose === "change-email-confirmation") await confirmChangeEmail(ctx.app, ctx.em, ctx.req.requestId, input.token, input.callbackURL);
+      else if (purpose === "change-email-verification") user = publicUser(await applyChangeEmail(ctx.app, ctx.em, input.token));
+      else await service.verifyEmail(ctx.app, ctx.em, input.token);
     } catch (err) {
       if (!input.callbackURL || !(err instanceof AuthError) || err.authCode !== "INVALID_TOKEN") throw err;
       const url = callbackWith(ctx.app, input.callbackURL, { error: "INVALID_TOKEN" });
       ctx.effects.redirect = url;
       return { status: false, url };
     }
-    if (!input.callbackURL) return { status: true };
+    if (!input.callbackURL) return { status: true, ...(user ? { user } : {}) };
     const url = callbackWith(ctx.app, input.callbackURL, {});
     ctx.effects.redirect = url;
     return { status: true, url };

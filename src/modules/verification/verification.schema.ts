@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { callbackURL } from "../../trpc/schema.ts";
+import { callbackURL, emailAddress } from "../../trpc/schema.ts";
 
 export const token = z.string().min(1, "is required").max(512);
 
 export const sendVerificationEmailInput = z.object({
-  email: z.string().min(1, "is required").max(1024),
+  email: emailAddress,
   callbackURL,
 });
 

@@ -9,7 +9,24 @@ import type { MailMessage } from "../../mail/mailer.ts";
  * Single-use tokens mailed as links (email verification, password reset). The database keeps
  * only the SHA-256 of a token (ARCHITECTURE.md style 6): a leaked table cannot be replayed.
  */
-export type TokenPurpose = "email-verification" | "password-reset";
+export type TokenPurpose =
+  | "email-verification"
+  | "password-reset"
+  /** change-email of a verified user, step 1: the link mailed to the old address (CONTRACT.md §9). */
+  | "change-email-confirmation"
+  /** change-email, step 2: the link mailed to the new address; using it moves the email. */
+  | "change-email-verification"
+  /** delete-user without a fresh session or the password: the mailed confirmation. */
+  | "delete-account";
+
+/** Every purpose whose value starts with `{"userId":…}` (user-access.service removes them all). */
+export const USER_TOKEN_PURPOSES: readonly TokenPurpose[] = [
+  "email-verification",
+  "password-reset",
+  "change-email-confirmation",
+  "change-email-verification",
+  "delete-account",
+];
 
 /** Every value starts with the user id, so "recently issued for this user" is a prefix match. */
 export interface TokenValue {
@@ -42,6 +59,13 @@ export async function issueToken<V extends TokenValue>(
     createdAt: now,
   });
   return { token, id };
+}
+
+/** Which of `purposes` a token was issued for (a read: consumeToken still decides who uses it). */
+export async function purposeOf<P extends TokenPurpose>(em: EntityManager, token: string, purposes: readonly P[]): Promise<P | null> {
+  if (token.length < 20 || token.length > 200) return null;
+  const row = await em.findOne(Verification, { identifier: sha256(token), purpose: { $in: [...purposes] } }, { fields: ["purpose"] });
+  return (row?.purpose as P | undefined) ?? null;
 }
 
 /** The live row for a token, without using it up (the reset link's check before the form). */

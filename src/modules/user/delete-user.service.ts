@@ -1,0 +1,90 @@
+import type { EntityManager } from "@mikro-orm/core";
+import type { App } from "../../app.ts";
+import { verifyPassword } from "../../crypto/password.ts";
+import { Account } from "../../db/entities/index.ts";
+import { AuthError } from "../../errors.ts";
+import { actionLink } from "../../mail/links.ts";
+import { deleteAccountEmail } from "../../mail/templates.ts";
+import { recordAudit, type Actor } from "../admin/audit.service.ts";
+import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
+import type { ResolvedSession } from "../session/session.service.ts";
+import { consumeToken, issueToken, mailTokenLater } from "../verification/verification.service.ts";
+import { deleteUserAndEverything } from "./user-access.service.ts";
+
+/**
+ * POST /delete-user and GET /delete-user/callback (CONTRACT.md §9). Proof that the account
+ * holder is at the keyboard: the password, a session signed in within `session.freshAgeSec`, or
+ * the mailed single-use link opened where the user is signed in. Anything less gets the link.
+ */
+const PURPOSE = "delete-account";
+
+export type DeleteOutcome = "deleted" | "mailed";
+
+interface DeleteInput {
+  password?: string | undefined;
+  token?: string | undefined;
+  callbackURL?: string | undefined;
+}
+
+function assertEnabled(app: App): void {
+  if (!app.config.user.deleteUser.enabled) throw new AuthError("NOT_FOUND");
+}
+
+export function isFresh(app: App, auth: ResolvedSession): boolean {
+  const freshAgeMs = app.config.session.freshAgeSec * 1000;
+  return freshAgeMs === 0 || app.clock.now().getTime() - auth.session.createdAt.getTime() < freshAgeMs;
+}
+
+export async function deleteUser(app: App, em: EntityManager, requestId: string, auth: ResolvedSession, actor: Actor, input: DeleteInput): Promise<DeleteOutcome> {
+  assertEnabled(app);
+  const userId = auth.user.id;
+  if (input.password !== undefined) {
+    const account = await em.findOne(Account, { user: userId, providerId: CREDENTIAL_PROVIDER });
+    if (!account?.password) throw new AuthError("CREDENTIAL_ACCOUNT_NOT_FOUND");
+    if (!(await verifyPassword(account.password, input.password))) throw new AuthError("INVALID_PASSWORD");
+  } else if (input.token !== undefined) {
+    await deleteWithToken(app, em, userId, actor, input.token);
+    return "deleted";
+  } else if (!isFresh(app, auth)) {
+    mailDeleteLink(app, requestId, auth, input.callbackURL);
+    return "mailed";
+  }
+  await deleteNow(app, em, userId, actor, "password-or-fresh-session");
+  return "deleted";
+}
+
+/** The mailed link, opened in a browser signed in as the same user. */
+export async function deleteUserCallback(app: App, em: EntityManager, auth: ResolvedSession, actor: Actor, token: string): Promise<void> {
+  assertEnabled(app);
+  await deleteWithToken(app, em, auth.user.id, actor, token);
+}
+
+/** Uses the token up and deletes, in one transaction: a token of another user is not found (and stays theirs). */
+async function deleteWithToken(app: App, em: EntityManager, userId: string, actor: Actor, token: string): Promise<void> {
+  await deleteNow(app, em, userId, actor, "mailed-link", async (tx) => {
+    const value = await consumeToken(app, tx, PURPOSE, token);
+    if (!value || value.userId !== userId) throw new AuthError("INVALID_TOKEN");
+  });
+}
+
+async function deleteNow(app: App, em: EntityManager, userId: string, actor: Actor, proof: string, check?: (tx: EntityManager) => Promise<void>): Promise<void> {
+  const ended = await em.transactional(async (tx) => {
+    await check?.(tx);
+    const { deleted, evict: ended } = await deleteUserAndEverything(app, tx, userId);
+    // Already gone: a concurrent request deleted it. Its session is gone with it (one audit record).
+    if (!deleted) throw new AuthError("UNAUTHORIZED");
+    recordAudit(tx, app.clock, actor, { action: "delete-user", targetType: "user", targetId: userId, metadata: { proof } });
+    return ended;
+  });
+  for (const id of ended) app.sessionCache.evictUser(id);
+}
+
+function mailDeleteLink(app: App, requestId: string, auth: ResolvedSession, callbackURL: string | undefined): void {
+  const { user } = auth;
+  mailTokenLater(app, requestId, PURPOSE, async (em) => {
+    const ttlSec = app.config.user.deleteUser.tokenExpiresInSec;
+    const issued = await issueToken(app, em, PURPOSE, { userId: user.id }, ttlSec);
+    const link = actionLink(app, "/delete-user/callback", { token: issued.token, callbackURL });
+    return { issued, message: deleteAccountEmail(user.email, user.name, link, ttlSec) };
+  });
+}
