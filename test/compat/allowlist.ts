@@ -1,0 +1,130 @@
+/**
+ * THE list of differences between Portcullis and better-auth 1.6 that the contract makes on
+ * purpose (/work/shared/CONTRACT.md). Each entry admits one kind of difference at one place:
+ * an endpoint (or a scenario's step) and a path in the step record (compare.ts), and, where
+ * given, the exact value on each side. Every entry names the CONTRACT section that justifies
+ * it. Anything else that differs fails test/compat. Entries that admit nothing any more fail
+ * too (compat.test.ts): the list only ever says what is true today. Error messages are human
+ * text and never compared (normalise.ts); codes are.
+ */
+
+import { ABSENT } from "./normalise.ts";
+
+export interface Allowed {
+  /** `METHOD /path` of the step (below the base path). An entry names an endpoint or a scenario and step. */
+  endpoint?: string | RegExp;
+  scenario?: string | RegExp;
+  step?: string | RegExp;
+  /** Path in the step record: `status`, `code`, `body.user.id`, `(step)`... */
+  path: string | RegExp;
+  /** The normalised value better-auth shows there (checked when given). */
+  betterAuth?: unknown;
+  /** The normalised value Portcullis shows there (checked when given). */
+  portcullis?: unknown;
+  /** "§N <section>: the rule". */
+  contract: string;
+}
+
+const A = ABSENT;
+/** Every part of a step's record: for steps whose whole outcome the contract changes. */
+const WHOLE_STEP = /^(status|code|body(\..+)?|authToken|sessionCookie|location)$/;
+
+export const allowlist: Allowed[] = [
+  // §1 Conventions
+  { endpoint: /./, path: "body.issues", betterAuth: A, contract: "§1 Conventions: validation errors may carry `issues: [{ path, message }]`" },
+  { endpoint: /./, path: "code", betterAuth: A, contract: "§1 Conventions: every error body is { code, message } (better-auth sends some errors with a message only, or no body)" },
+  { endpoint: /./, path: "body.message", betterAuth: A, portcullis: "<message>", contract: "§1 Conventions: every error body is { code, message } (better-auth sends some errors with no body)" },
+  { endpoint: "GET /no-such-endpoint", path: "body", betterAuth: A, contract: "§1 Conventions: unknown path or method: 404 NOT_FOUND (an error body; better-auth's 404 has none)" },
+  { endpoint: "GET /device", path: "code", betterAuth: "invalid_request", portcullis: "INVALID_USER_CODE", contract: "§1 Conventions: errors are { code, message }; only device-flow *token* errors use RFC 6749 bodies" },
+  { endpoint: "GET /device", path: "body.error_description", betterAuth: "<message>", portcullis: A, contract: "§1 Conventions: errors are { code, message }; only device-flow *token* errors use RFC 6749 bodies" },
+
+  // §3 Sessions
+  ...["sign-in with a foreign callbackURL", "sign-in/social with a foreign callbackURL", "request-password-reset with a foreign redirectTo"].map(
+    (step): Allowed => ({ step, scenario: /./, path: WHOLE_STEP, contract: "§3 Sessions: callbackURL / redirectTo must be relative or trusted, else 403 INVALID_CALLBACK_URL (open-redirect defence)" }),
+  ),
+  { endpoint: "GET /delete-user/callback", path: "status", betterAuth: 404, portcullis: 401, contract: "§3 Sessions: no session on an endpoint that needs one is 401 UNAUTHORIZED" },
+  { endpoint: "GET /delete-user/callback", path: "code", betterAuth: "FAILED_TO_GET_USER_INFO", portcullis: "UNAUTHORIZED", contract: "§3 Sessions: no session on an endpoint that needs one is 401 UNAUTHORIZED" },
+
+  // §2 Records, §4 Email and password
+  { endpoint: "POST /sign-up/email", path: "status", betterAuth: 422, portcullis: 409, contract: "§4 Email and password: 409 USER_ALREADY_EXISTS (email taken)" },
+  { endpoint: /^POST \/(sign-up\/email|admin\/create-user)$/, path: "code", betterAuth: "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", portcullis: "USER_ALREADY_EXISTS", contract: "§4 Email and password: 409 USER_ALREADY_EXISTS (email taken)" },
+  { endpoint: "POST /admin/create-user", path: "status", betterAuth: 400, portcullis: 409, contract: "§4 Email and password: a taken email answers 409 USER_ALREADY_EXISTS" },
+  { endpoint: /^POST \/(sign-up\/email|update-user)$/, path: "status", betterAuth: 400, portcullis: 409, contract: "§4 Email and password: 409 USERNAME_IS_ALREADY_TAKEN" },
+  { endpoint: "POST /sign-up/email", path: "code", betterAuth: "VALIDATION_ERROR", portcullis: "INVALID_EMAIL", contract: "§4 Email and password: sign-up answers a bad email with 400 INVALID_EMAIL" },
+  { endpoint: "POST /is-username-available", path: "status", betterAuth: 422, portcullis: 400, contract: "§4 Email and password: a malformed username is 400 INVALID_USERNAME" },
+  { endpoint: /^POST \/sign-in\/(email|username)$/, path: "body.url", betterAuth: A, portcullis: null, contract: "§4 Email and password: sign-in answers { redirect, token, url: string|null, user }" },
+  { endpoint: "GET /verify-email", path: "status", betterAuth: 401, portcullis: 400, contract: "§4 Email and password: a bad, used or expired token gives 400 INVALID_TOKEN" },
+  { scenario: "verification: a mailed link verifies the address", step: "follow the link again", path: "location", betterAuth: "<self>/verified", portcullis: "<self>/verified?error=INVALID_TOKEN", contract: "§4 Email and password: verification tokens are single use (better-auth's are reusable JWTs)" },
+  { endpoint: "GET /delete-user/callback", path: "status", betterAuth: 404, portcullis: 400, contract: "§4 and §9: a bad token gives 400 INVALID_TOKEN; the delete link is single use" },
+  // A mailed link carries the callbackURL the request gave, and none otherwise (better-auth puts `callbackURL=/` in every
+  // link); followed without one it answers JSON, as the contract's tables say, instead of a 302 to the service's own "/".
+  ...[
+    ["verify-email", "§4 Email and password: GET /verify-email → 302 to callbackURL, or { status: true }"],
+    ["delete-user/callback", "§9 Account self-service: GET /delete-user/callback?token= (callbackURL only when the request gave one)"],
+  ].flatMap(([path, contract]): Allowed[] => [
+    { scenario: /./, step: /mail$/, path: "body", betterAuth: `<self>/api/auth/${path}?callbackURL=/&token=<token>`, portcullis: `<self>/api/auth/${path}?token=<token>`, contract: contract! },
+    { endpoint: `GET /${path}`, path: "status", betterAuth: 302, portcullis: 200, contract: contract! },
+    { endpoint: `GET /${path}`, path: "location", betterAuth: "<self>/", portcullis: A, contract: contract! },
+    { endpoint: `GET /${path}`, path: "body", betterAuth: A, contract: contract! },
+  ]),
+  { scenario: "username: update-user changes it", step: /^(get-session|new username sign-in)$/, path: "body.user.displayUsername", contract: "§2 Records: displayUsername defaults to the raw username (better-auth keeps the old one when only the username changes)" },
+
+  // §5 OAuth 2.0 social sign-in
+  { endpoint: /^GET \/callback\//, path: "authToken", betterAuth: true, portcullis: A, contract: "§5 OAuth: the callback sets the session cookie only (no set-auth-token: it is a browser redirect)" },
+  { endpoint: "POST /sign-in/social", path: "status", betterAuth: 404, portcullis: 400, contract: "§5 and §9: 400 PROVIDER_NOT_FOUND (unknown provider), 400 ID_TOKEN_NOT_SUPPORTED" },
+  { endpoint: "POST /get-access-token", path: "code", betterAuth: "PROVIDER_NOT_SUPPORTED", portcullis: "PROVIDER_NOT_FOUND", contract: "§5 OAuth: 400 PROVIDER_NOT_FOUND (unknown provider, on every OAuth endpoint)" },
+  ...([
+    ["/oops?error=account_not_linked", "/oops?error=ACCOUNT_NOT_LINKED"],
+    ["/oops?error=account_already_linked_to_different_user", "/oops?error=ACCOUNT_ALREADY_LINKED_TO_DIFFERENT_USER"],
+    ["/api/auth/error?error=state_mismatch", "/api/auth/error?error=STATE_MISMATCH"],
+    ["/api/auth/error?error=state_not_found", "/api/auth/error?error=INVALID_CALLBACK_REQUEST"],
+  ] as const).map(([ba, pc]): Allowed => ({
+    endpoint: /^GET \/callback\//,
+    path: "location",
+    betterAuth: `<self>${ba}`,
+    portcullis: `<self>${pc}`,
+    contract: "§5 OAuth: callback failures redirect with ?error=<code>, the contract's codes (§9: to /error without errorCallbackURL)",
+  })),
+  ...["callback", "owner's get-session", "the squatter's session", "the squatter's password"].map(
+    (step): Allowed => ({
+      scenario: "social: a verified provider email and an unverified local account (pre-account takeover)",
+      step,
+      path: WHOLE_STEP,
+      contract: "§5 OAuth, linking safety: a verified provider email links into an unverified local account and removes the unproven password and sessions (better-auth refuses to link: account_not_linked)",
+    }),
+  ),
+  { scenario: "reset: request, follow the link, set a new password", step: "new password", path: "body.user.emailVerified", betterAuth: false, portcullis: true, contract: "§5 OAuth, linking safety: a password reset proves the address (the email becomes verified)" },
+
+  // §6 Admin
+  { endpoint: "GET /admin/list-users", path: "body.limit", betterAuth: A, portcullis: 100, contract: "§6 Admin: list-users answers { users, total, limit, offset }" },
+  { endpoint: "GET /admin/list-users", path: "body.offset", betterAuth: A, portcullis: 0, contract: "§6 Admin: list-users answers { users, total, limit, offset }" },
+  { scenario: "admin: list-audit-events (a Portcullis extension)", step: "list-audit-events", path: WHOLE_STEP, contract: "§6 Admin: GET /admin/list-audit-events is ours (better-auth: 404); its content is asserted in the scenario" },
+
+  // §7 Device authorization
+  { endpoint: /^(POST \/device\/code|GET \/device)$/, path: "body.user_code", betterAuth: "XXXXXXXX", portcullis: "XXXX-XXXX", contract: "§7 Device: user codes are returned as XXXX-XXXX" },
+  { endpoint: "POST /device/code", path: "body.verification_uri_complete", betterAuth: "<self>/device?user_code=XXXXXXXX", portcullis: "<self>/device?user_code=XXXX-XXXX", contract: "§7 Device: user codes are returned as XXXX-XXXX" },
+  { scenario: "device: polling too fast, wrong client, unknown codes", step: "verify, code in lower case without the dash", path: WHOLE_STEP, contract: "§7 Device: user codes are accepted with or without the dash, any case" },
+  ...([
+    ["code", "VALIDATION_ERROR", "invalid_request"],
+    ["body.message", "<message>", A],
+    ["body.error_description", A, "<message>"],
+  ] as const).map(([path, ba, pc]): Allowed => ({
+    endpoint: "POST /device/code",
+    path,
+    betterAuth: ba,
+    portcullis: pc,
+    contract: "§7 Device (RFC 8628 §3.2): device authorization errors are RFC 6749 §5.2 bodies { error, error_description }",
+  })),
+];
+
+/**
+ * Not differences but better-auth configurations (targets.ts Variant): where the contract's
+ * rule is better-auth's behaviour under one option in one case and under another in the next,
+ * the scenario runs better-auth with the option that gives the contract's behaviour.
+ */
+export const variants = {
+  deleteUserMail:
+    "§9 Account self-service: delete-user deletes at once from a fresh session or with the right password, and mails a link " +
+    "otherwise. better-auth with `sendDeleteAccountVerification` always mails, without it never mails (400 SESSION_EXPIRED " +
+    "for a stale session): the delete-at-once scenarios compare with it off, the mailed-link scenarios with it on.",
+} as const;

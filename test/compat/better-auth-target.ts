@@ -1,0 +1,117 @@
+/**
+ * The reference: better-auth 1.6 in this process, served over real HTTP on loopback by its own
+ * node adapter, on an in-memory better-sqlite3 database migrated by its own migrator. Mails are
+ * the callbacks' arguments, kept in memory. Where better-auth has an option for a rule the
+ * contract states, the option is set to the contract's rule (commented where it is).
+ */
+import { createServer, type Server } from "node:http";
+import Database from "better-sqlite3";
+import { betterAuth, type BetterAuthOptions } from "better-auth";
+import { getMigrations } from "better-auth/db/migration";
+import { toNodeHandler } from "better-auth/node";
+import { admin, bearer, deviceAuthorization, username } from "better-auth/plugins";
+import { defaultRoles } from "better-auth/plugins/admin/access";
+import type { TestOidcProvider } from "../harness/oidc.ts";
+import { loopbackProviders, verifyLoopbackIdToken } from "./better-auth-providers.ts";
+import { BASE_PATH, MailCursor, SECRET, sleep, type Target, type Variant } from "./targets.ts";
+
+interface Mail {
+  to: string;
+  link: string;
+}
+
+export async function startBetterAuth(port: number, oidc: TestOidcProvider): Promise<Target> {
+  const origin = `http://127.0.0.1:${port}`;
+  const mails: Mail[] = [];
+  const mail = (to: string, link: string) => void mails.push({ to: to.toLowerCase(), link });
+  const sqlite = new Database(":memory:");
+
+  const sendDeleteAccountVerification = async ({ user, url }: { user: { email: string }; url: string }) => mail(user.email, url);
+  // Read at request time by better-auth (options.user.deleteUser is this object): Variant.deleteUserMail.
+  const deleteUser: NonNullable<NonNullable<BetterAuthOptions["user"]>["deleteUser"]> = { enabled: true, sendDeleteAccountVerification };
+
+  const options = {
+    appName: "compat",
+    baseURL: origin,
+    basePath: BASE_PATH,
+    secret: SECRET,
+    database: sqlite,
+    logger: { disabled: true },
+    telemetry: { enabled: false },
+    rateLimit: { enabled: false },
+    emailAndPassword: {
+      enabled: true,
+      // CONTRACT.md §4 "Reset revokes all sessions of the user": better-auth's own option for it.
+      revokeSessionsOnPasswordReset: true,
+      sendResetPassword: async ({ user, url }) => mail(user.email, url),
+    },
+    emailVerification: {
+      sendVerificationEmail: async ({ user, url }) => mail(user.email, url),
+    },
+    user: {
+      changeEmail: {
+        enabled: true,
+        updateEmailWithoutVerification: true,
+        sendChangeEmailConfirmation: async ({ user, url }) => mail(user.email, url),
+      },
+      deleteUser,
+    },
+    account: {
+      // CONTRACT.md §5: explicit linking links the provider account "whatever its email".
+      accountLinking: { allowDifferentEmails: true },
+    },
+    socialProviders: {
+      // The built-in provider, for ID-token sign-in only: its id_token check pointed at the
+      // loopback provider's issuer and JWKS through better-auth's own `verifyIdToken` option.
+      google: {
+        clientId: oidc.postClient.clientId,
+        clientSecret: oidc.postClient.clientSecret,
+        verifyIdToken: (token: string, nonce?: string) => verifyLoopbackIdToken(oidc, oidc.postClient.clientId, token, nonce),
+      },
+    },
+    plugins: [
+      username(),
+      // The built-in roles spelled out: better-auth then refuses unknown roles, as Portcullis
+      // (which always knows its roles, CONTRACT.md §6) does.
+      admin({ roles: defaultRoles }),
+      deviceAuthorization({ interval: "1s", expiresIn: "30m" }),
+      bearer(),
+      loopbackProviders(oidc),
+    ],
+  } satisfies BetterAuthOptions;
+
+  const { runMigrations } = await getMigrations(options);
+  await runMigrations();
+  const auth = betterAuth(options);
+  const server: Server = createServer(toNodeHandler(auth));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const cursor = new MailCursor(() => mails);
+
+  return {
+    side: "better-auth",
+    origin,
+    nextMail: (address, timeoutMs = 2000) => cursor.next(address, timeoutMs),
+    unreadMails: (addresses) => cursor.unread(addresses, 0),
+    async promoteToAdmin(email) {
+      // What Portcullis' create-admin does to an existing user: add the admin role.
+      sqlite.prepare(`UPDATE "user" SET role = 'user,admin' WHERE email = ?`).run(email.toLowerCase());
+    },
+    async ageSessions(ms) {
+      const rows = sqlite.prepare(`SELECT id, createdAt FROM "session"`).all() as Array<{ id: string; createdAt: string | number }>;
+      const update = sqlite.prepare(`UPDATE "session" SET createdAt = ? WHERE id = ?`);
+      for (const row of rows) {
+        const earlier = new Date(new Date(row.createdAt).getTime() - ms);
+        update.run(typeof row.createdAt === "number" ? earlier.getTime() : earlier.toISOString(), row.id);
+      }
+    },
+    wait: sleep,
+    beginScenario(variant: Variant) {
+      deleteUser.sendDeleteAccountVerification = variant.deleteUserMail === false ? undefined : sendDeleteAccountVerification;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      sqlite.close();
+    },
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Portcullis as the harness runs it (test/harness/server.ts): a real server on loopback over a
+ * fresh SQLite or PostgreSQL database (PORTCULLIS_TEST_DB), an injected clock, mails over real
+ * SMTP into a sink. It listens on its public URL's port, so links, cookies and the CSRF origin
+ * are the ones a browser would see, and the loopback OpenID provider can redirect to it.
+ */
+import { createPortcullis } from "../../src/index.ts";
+import { createAdmin } from "../../src/modules/admin/bootstrap.service.ts";
+import { oidcProviders } from "../integration/oauth-helpers.ts";
+import { createTestDatabase } from "../harness/database.ts";
+import type { TestOidcProvider } from "../harness/oidc.ts";
+import { linkFrom, startSmtpSink } from "../harness/smtp.ts";
+import { BASE_PATH, MailCursor, SECRET, type Target } from "./targets.ts";
+
+/**
+ * Real time, as better-auth sees it (records made one after the other get increasing
+ * timestamps, so listings sort the same way), moved ahead on demand instead of sleeping.
+ */
+class ShiftedClock {
+  offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+}
+
+export async function startPortcullis(port: number, oidc: TestOidcProvider): Promise<Target> {
+  const origin = `http://127.0.0.1:${port}`;
+  const sink = await startSmtpSink();
+  const db = await createTestDatabase();
+  const clock = new ShiftedClock();
+  const portcullis = await createPortcullis({
+    databaseUrl: db.url,
+    secret: SECRET,
+    logLevel: "silent",
+    clock,
+    publicUrl: origin,
+    basePath: BASE_PATH,
+    rateLimit: { enabled: false, perAddress: false },
+    email: { smtpUrl: sink.url },
+    user: { changeEmail: { enabled: true }, deleteUser: { enabled: true } },
+    deviceAuthorization: { intervalSec: 1 },
+    providers: oidcProviders(oidc),
+  });
+  await portcullis.listen(port, "127.0.0.1");
+  const cursor = new MailCursor(() =>
+    sink.messages.flatMap((m) => m.to.map((to) => ({ to, link: linkFrom(m, BASE_PATH) }))),
+  );
+
+  return {
+    side: "portcullis",
+    origin,
+    nextMail: (address, timeoutMs = 5000) => cursor.next(address, timeoutMs),
+    unreadMails: (addresses) => cursor.unread(addresses, 250),
+    async promoteToAdmin(email) {
+      const { app } = portcullis;
+      await createAdmin(app.orm.em.fork(), app.config, { email });
+    },
+    async ageSessions(ms) {
+      clock.offsetMs += ms;
+    },
+    async wait(ms) {
+      clock.offsetMs += ms;
+    },
+    beginScenario() {
+      // Each scenario starts at the real time again (the provider's tokens use it).
+      clock.offsetMs = 0;
+    },
+    async close() {
+      await portcullis.close();
+      await sink.close();
+      await db.drop();
+    },
+  };
+}

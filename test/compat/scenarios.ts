@@ -1,0 +1,12 @@
+/** THE scenario list: every area's scenarios, in the order they run on both servers. */
+import type { Scenario } from "./runner.ts";
+import { account } from "./scenarios/account.ts";
+import { adminScenarios } from "./scenarios/admin.ts";
+import { device } from "./scenarios/device.ts";
+import { emailPassword } from "./scenarios/email-password.ts";
+import { mail } from "./scenarios/mail.ts";
+import { misc } from "./scenarios/misc.ts";
+import { social } from "./scenarios/social.ts";
+import { user } from "./scenarios/user.ts";
+
+export const scenarios: Scenario[] = [...emailPassword, ...user, ...mail, ...account, ...social, ...device, ...adminScenarios, ...misc];

@@ -1,0 +1,80 @@
+/** What the scenario runner needs from a server under test, whichever it is. */
+import { createServer } from "node:net";
+
+export type Side = "better-auth" | "portcullis";
+
+/**
+ * better-auth options that differ per scenario, for rules where the contract takes one
+ * better-auth configuration's behaviour in one case and another's in the next (see the
+ * `variants` notes in allowlist.ts). Portcullis ignores them.
+ */
+export interface Variant {
+  /** better-auth `user.deleteUser.sendDeleteAccountVerification` set (true, the default) or not. */
+  deleteUserMail?: boolean;
+}
+
+export interface Target {
+  side: Side;
+  /** http://127.0.0.1:<port>: the public origin and where it listens. */
+  origin: string;
+  /** The link of the next unread mail to `address`, or null when none arrives within `timeoutMs`. */
+  nextMail(address: string, timeoutMs?: number): Promise<string | null>;
+  /** Per address, mails not read by nextMail yet (after a short wait for mails on their way); zero counts left out. */
+  unreadMails(addresses: string[]): Promise<Record<string, number>>;
+  /** Make an existing user an admin the way an operator does (Portcullis: create-admin). */
+  promoteToAdmin(email: string): Promise<void>;
+  /** Make every session look signed in `ms` earlier (session freshness rules). */
+  ageSessions(ms: number): Promise<void>;
+  /** Let `ms` pass for time rules (device polling interval). */
+  wait(ms: number): Promise<void>;
+  /** Before each scenario: the variant it asks for (defaults otherwise). */
+  beginScenario(variant: Variant): void;
+  close(): Promise<void>;
+}
+
+export const SECRET = "compat-secret-compat-secret-compat-0123456789";
+export const BASE_PATH = "/api/auth";
+
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Per-address read cursors over a list of received mails. */
+export class MailCursor<M extends { to: string; link: string }> {
+  private readonly read = new Map<string, number>();
+  constructor(private readonly all: () => M[]) {}
+
+  private forAddress(address: string): M[] {
+    return this.all().filter((m) => m.to === address.toLowerCase());
+  }
+
+  async next(address: string, timeoutMs: number): Promise<string | null> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const seen = this.read.get(address.toLowerCase()) ?? 0;
+      const mail = this.forAddress(address)[seen];
+      if (mail) {
+        this.read.set(address.toLowerCase(), seen + 1);
+        return mail.link;
+      }
+      if (Date.now() >= deadline) return null;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  async unread(addresses: string[], settleMs: number): Promise<Record<string, number>> {
+    await new Promise((resolve) => setTimeout(resolve, settleMs));
+    const out: Record<string, number> = {};
+    for (const address of addresses) {
+      const n = this.forAddress(address).length - (this.read.get(address.toLowerCase()) ?? 0);
+      if (n > 0) out[address] = n;
+    }
+    return out;
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
