@@ -73,6 +73,26 @@ export const routes: Route[] = [
   { method: "GET", path: "/account-info", procedure: "accountInfo", input: "query" },
   { method: "GET", path: "/list-accounts", procedure: "listAccounts", input: "none" },
   { method: "POST", path: "/unlink-account", procedure: "unlinkAccount", input: "body" },
+  // two-factor (src/modules/two-factor)
+  { method: "POST", path: "/two-factor/enable", procedure: "twoFactor.enable", input: "body" },
+  { method: "POST", path: "/two-factor/disable", procedure: "twoFactor.disable", input: "body" },
+  { method: "POST", path: "/two-factor/get-totp-uri", procedure: "twoFactor.getTotpUri", input: "body" },
+  { method: "POST", path: "/two-factor/generate-backup-codes", procedure: "twoFactor.generateBackupCodes", input: "body" },
+  { method: "POST", path: "/two-factor/verify-totp", procedure: "twoFactor.verifyTotp", input: "body" },
+  { method: "POST", path: "/two-factor/send-otp", procedure: "twoFactor.sendOtp", input: "body" },
+  { method: "POST", path: "/two-factor/verify-otp", procedure: "twoFactor.verifyOtp", input: "body" },
+  { method: "POST", path: "/two-factor/verify-backup-code", procedure: "twoFactor.verifyBackupCode", input: "body" },
+  { method: "POST", path: "/admin/reset-two-factor", procedure: "admin.resetTwoFactor", input: "body" },
+  // passkey (src/modules/passkey)
+  { method: "GET", path: "/passkey/generate-register-options", procedure: "passkey.generateRegisterOptions", input: "query" },
+  { method: "POST", path: "/passkey/verify-registration", procedure: "passkey.verifyRegistration", input: "body" },
+  // better-auth's passkeyClient asks with GET; the issue (and better-auth's docs) name POST: both.
+  { method: "GET", path: "/passkey/generate-authenticate-options", procedure: "passkey.generateAuthenticateOptions", input: "query" },
+  { method: "POST", path: "/passkey/generate-authenticate-options", procedure: "passkey.generateAuthenticateOptions", input: "body" },
+  { method: "POST", path: "/passkey/verify-authentication", procedure: "passkey.verifyAuthentication", input: "body", login: true },
+  { method: "GET", path: "/passkey/list-user-passkeys", procedure: "passkey.listUserPasskeys", input: "none" },
+  { method: "POST", path: "/passkey/delete-passkey", procedure: "passkey.deletePasskey", input: "body" },
+  { method: "POST", path: "/passkey/update-passkey", procedure: "passkey.updatePasskey", input: "body" },
   { method: "GET", path: "/ok", procedure: "ok", input: "none" },
   { method: "GET", path: "/ready", procedure: "ready", input: "none" },
 ];

@@ -58,9 +58,26 @@ export const ERRORS = {
   FAILED_TO_UNLINK_LAST_ACCOUNT: [400, "You can't unlink your last account"],
   FAILED_TO_GET_ACCESS_TOKEN: [400, "Failed to get a valid access token"],
   REFRESH_TOKEN_NOT_FOUND: [400, "Refresh token not found"],
+  // 400, two-factor (better-auth's two-factor plugin codes; src/modules/two-factor)
+  OTP_HAS_EXPIRED: [400, "OTP has expired"],
+  OTP_NOT_CONFIGURED: [400, "otp isn't configured"],
+  TOTP_NOT_ENABLED: [400, "TOTP not enabled"],
+  TWO_FACTOR_NOT_ENABLED: [400, "Two factor isn't enabled"],
+  BACKUP_CODES_NOT_ENABLED: [400, "Backup codes aren't enabled"],
+  TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE: [400, "Too many attempts. Please request a new code."],
+  // 400, passkey (better-auth's passkey plugin codes; src/modules/passkey)
+  CHALLENGE_NOT_FOUND: [400, "Challenge not found"],
+  FAILED_TO_VERIFY_REGISTRATION: [400, "Failed to verify registration"],
+  AUTHENTICATION_FAILED: [400, "Authentication failed"],
   // 401
   UNAUTHORIZED: [401, "Unauthorized"],
   INVALID_EMAIL_OR_PASSWORD: [401, "Invalid email or password"],
+  // 401, two-factor and passkey
+  INVALID_CODE: [401, "Invalid code"],
+  INVALID_BACKUP_CODE: [401, "Invalid backup code"],
+  INVALID_TWO_FACTOR_COOKIE: [401, "Invalid two factor cookie"],
+  PASSKEY_NOT_FOUND: [401, "Passkey not found"],
+  YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY: [401, "You are not allowed to register this passkey"],
   INVALID_USERNAME_OR_PASSWORD: [401, "Invalid username or password"],
   /** A sign-in ID token that fails verification (signature, iss, aud, exp, nonce): CONTRACT.md §9. */
   INVALID_ID_TOKEN: [401, "Invalid token", "INVALID_TOKEN"],
@@ -72,6 +89,7 @@ export const ERRORS = {
   MISSING_OR_NULL_ORIGIN: [403, "Missing or null Origin"],
   INVALID_CALLBACK_URL: [403, "Invalid callbackURL"],
   DEVICE_CODE_CLAIMED_BY_ANOTHER_USER: [403, "This code was claimed by another user"],
+  SESSION_NOT_FRESH: [403, "Session is not fresh"],
   IMPERSONATION_NOT_ALLOWED: [403, "Impersonation sessions cannot do this: it creates or changes access that outlives the impersonation"],
   // 403, admin: a missing permission (better-auth's codes)
   YOU_ARE_NOT_ALLOWED_TO_CREATE_USERS: [403, "You are not allowed to create users"],
@@ -100,6 +118,7 @@ export const ERRORS = {
   PAYLOAD_TOO_LARGE: [413, "Request body is larger than 64 KiB"],
   UNSUPPORTED_MEDIA_TYPE: [415, "Unsupported content type"],
   RATE_LIMITED: [429, "Too many requests. Please try again later."],
+  ACCOUNT_TEMPORARILY_LOCKED: [429, "Too many failed verification attempts. Your account is temporarily locked. Please try again later."],
   // 408, 431: node:http refuses the request before any route or procedure (rest-bridge/server.ts clientError)
   REQUEST_TIMEOUT: [408, "Request timeout"],
   REQUEST_HEADER_FIELDS_TOO_LARGE: [431, "Request header fields too large"],

@@ -33,6 +33,8 @@ export const DEFAULT_RATE_LIMIT_RULES: Record<string, { window: number; max: num
   "/change-email": { window: 60, max: 3 },
   "/request-password-reset": { window: 60, max: 3 },
   "/send-verification-email": { window: 60, max: 3 },
+  // better-auth's two-factor plugin: 3 per 10 s on every /two-factor/ path (codes are guessable).
+  "/two-factor/*": { window: 10, max: 3 },
 };
 
 const urlString = z.string().refine((v) => URL.canParse(v), "must be an absolute URL");
@@ -150,6 +152,29 @@ export const configSchema = z
           })
           .strict()
           .prefault({}),
+      })
+      .strict()
+      .prefault({}),
+    /** Two-factor authentication (better-auth's two-factor plugin shapes); users still choose to enroll. */
+    twoFactor: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** Issuer in the `otpauth://` URI (the name authenticator apps show). */
+        issuer: z.string().min(1).max(128).default("Portcullis"),
+        /** Email one-time codes as a second factor (mailed over SMTP, or to the log). */
+        otp: z.object({ enabled: z.boolean().default(true) }).strict().prefault({}),
+        /** Ask OAuth sign-ins for the second factor too (better-auth does not). */
+        enforceOnSocial: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
+    /** Passkeys (WebAuthn, better-auth's passkey plugin shapes). rpID and origins default from publicUrl. */
+    passkey: z
+      .object({
+        enabled: z.boolean().default(true),
+        rpID: z.string().min(1).max(253).optional(),
+        rpName: z.string().min(1).max(128).default("Portcullis"),
+        origins: z.array(httpUrl).min(1).optional(),
       })
       .strict()
       .prefault({}),

@@ -33,3 +33,18 @@ export function verify(signed: string, secrets: readonly string[]): string | nul
   for (const secret of secrets) valid = constantTimeEqual(signature, mac(value, secret)) || valid;
   return valid ? value : null;
 }
+
+/**
+ * A keyed digest (hex) of a low-entropy secret, such as a 6-digit code: SHA-256 alone would be
+ * reversed offline from a leaked row in a million guesses; the HMAC key never leaves the service.
+ */
+export function keyedDigest(value: string, secret: string): string {
+  return createHmac("sha256", macKey(secret)).update(value).digest("hex");
+}
+
+/** Whether `digest` is keyedDigest(value) under one of `secrets` (each tried, constant time). */
+export function keyedDigestMatches(value: string, digest: string, secrets: readonly string[]): boolean {
+  let valid = false;
+  for (const secret of secrets) valid = constantTimeEqual(digest, keyedDigest(value, secret)) || valid;
+  return valid;
+}

@@ -8,7 +8,9 @@ export interface MailMessage {
   text: string;
   html: string;
   /** The action link the message carries; the no-SMTP fallback logs it. */
-  link: string;
+  link?: string;
+  /** A one-time code the message carries instead of a link (two-factor email OTP); logged the same way. */
+  code?: string;
 }
 
 export interface Mailer {
@@ -40,7 +42,7 @@ export function createMailer(config: ResolvedConfig, logger: Logger): Mailer {
   if (!transport) {
     // Links carry live tokens: fine in a developer's terminal, worth a warning in production.
     const level = process.env.NODE_ENV === "production" ? "warn" : "info";
-    logger[level]("no SMTP configured (SMTP_URL or email.smtpUrl): email links are written to this log");
+    logger[level]("no SMTP configured (SMTP_URL or email.smtpUrl): email links and codes are written to this log");
   }
   const pending = new Set<Promise<void>>();
   const settle = async () => {
@@ -51,7 +53,7 @@ export function createMailer(config: ResolvedConfig, logger: Logger): Mailer {
     delivers: transport !== null,
     async send(message, meta = {}) {
       if (!transport) {
-        logger.info({ requestId: meta.requestId, mail: { to: message.to, subject: message.subject, link: message.link } }, "email (no SMTP configured)");
+        logger.info({ requestId: meta.requestId, mail: { to: message.to, subject: message.subject, link: message.link, code: message.code } }, "email (no SMTP configured)");
         return;
       }
       await transport.sendMail({ from, to: message.to, subject: message.subject, text: message.text, html: message.html });

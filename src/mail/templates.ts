@@ -71,3 +71,21 @@ export function deleteAccountEmail(to: string, name: string | null, link: string
     outro: `The link expires in ${minutes(expiresInSec)} and works once. If you did not ask for this, ignore this email: nothing is deleted.`,
   });
 }
+
+/** Two-factor email OTP: the code, no link (nothing to click that a mail scanner could use up). */
+export function twoFactorOtpEmail(to: string, name: string | null, code: string, expiresInSec: number): MailMessage {
+  const greeting = name ? `Hello ${name},` : "Hello,";
+  const intro = "Your sign-in verification code is:";
+  const outro = `It expires in ${minutes(expiresInSec)} and works once. If you are not signing in, someone knows your password: change it.`;
+  const text = `${greeting}\n\n${intro}\n\n${code}\n\n${outro}\n`;
+  const html = [
+    "<!doctype html>",
+    '<html><body style="font-family: sans-serif; line-height: 1.5">',
+    `<p>${escapeHtml(greeting)}</p>`,
+    `<p>${escapeHtml(intro)}</p>`,
+    `<p style="font-size: 24px; letter-spacing: 4px; font-family: monospace">${escapeHtml(code)}</p>`,
+    `<p>${escapeHtml(outro)}</p>`,
+    "</body></html>",
+  ].join("\n");
+  return { to, subject: `Your verification code: ${code}`, text, html, code };
+}

@@ -7,6 +7,7 @@ import { okProcedure, sessionProcedures } from "../modules/session/session.route
 import { userProcedures } from "../modules/user/user.router.ts";
 import { verificationProcedures } from "../modules/verification/verification.router.ts";
 import { readyProcedure } from "../modules/maintenance/ready.ts";
+import { twoFactorRouter } from "../modules/two-factor/two-factor.router.ts";
 import { router } from "./init.ts";
 
 const { signInSocial, ...socialProcedures } = oauthProcedures;
@@ -21,6 +22,7 @@ export const appRouter = router({
   ...verificationProcedures,
   ...passwordResetProcedures,
   ...socialProcedures,
+  twoFactor: twoFactorRouter,
   device: deviceRouter,
   admin: adminRouter,
   ok: okProcedure,

@@ -114,3 +114,25 @@ export function withPermission<R extends Resource>(resource: R, actions: readonl
     return next();
   });
 }
+
+/**
+ * The procedures of a module family switched on by its config section (ARCHITECTURE.md): when
+ * `isOn(config)` is false every one answers 404 NOT_FOUND, before the session check and input
+ * parsing, as if the routes did not exist. `lastingAccess` is lastingAccessProcedure's rule.
+ */
+export function moduleProcedures(isOn: (config: Context["app"]["config"]) => boolean) {
+  const base = publicProcedure.use(({ ctx, next }) => {
+    if (!isOn(ctx.app.config)) throw new AuthError("NOT_FOUND");
+    return next();
+  });
+  const authed = base.use(async ({ ctx, next }) => {
+    const auth = await ctx.getSession();
+    if (!auth) throw new AuthError("UNAUTHORIZED");
+    return next({ ctx: { auth } });
+  });
+  const lastingAccess = authed.use(({ ctx, next }) => {
+    if (ctx.auth.session.impersonatedBy) throw new AuthError("IMPERSONATION_NOT_ALLOWED");
+    return next();
+  });
+  return { public: base, authed, lastingAccess };
+}

@@ -5,6 +5,8 @@ export { Verification, type IVerification } from "./verification.ts";
 export { DeviceCode, type IDeviceCode } from "./device-code.ts";
 export { AuditEvent, type IAuditEvent } from "./audit-event.ts";
 export { RateLimit, type IRateLimit } from "./rate-limit.ts";
+export { TwoFactor, TwoFactorBackupCode, TwoFactorChallenge, type ITwoFactor, type ITwoFactorBackupCode, type ITwoFactorChallenge } from "./two-factor.ts";
+export { Passkey, type IPasskey } from "./passkey.ts";
 
 import { Account } from "./account.ts";
 import { AuditEvent } from "./audit-event.ts";
@@ -13,5 +15,7 @@ import { RateLimit } from "./rate-limit.ts";
 import { Session } from "./session.ts";
 import { User } from "./user.ts";
 import { Verification } from "./verification.ts";
+import { TwoFactor, TwoFactorBackupCode, TwoFactorChallenge } from "./two-factor.ts";
+import { Passkey } from "./passkey.ts";
 
-export const entities = [User, Session, Account, Verification, DeviceCode, AuditEvent, RateLimit];
+export const entities = [User, Session, Account, Verification, DeviceCode, AuditEvent, RateLimit, TwoFactor, TwoFactorBackupCode, TwoFactorChallenge, Passkey];

@@ -16,6 +16,8 @@ export const User = defineEntity({
     banned: p.boolean().default(false),
     banReason: p.text().nullable(),
     banExpires: p.datetime().nullable(),
+    /** Set by the first verified second factor (two-factor module); read on the session check. */
+    twoFactorEnabled: p.boolean().default(false),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   }),

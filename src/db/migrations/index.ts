@@ -7,6 +7,8 @@ import { Migration20261122011500_audit as SqliteAudit } from "./sqlite/Migration
 import { Migration20261122011500_audit as PostgresAudit } from "./postgresql/Migration20261122011500_audit.ts";
 import { Migration20261122017000_rate_limits as SqliteRateLimits } from "./sqlite/Migration20261122017000_rate_limits.ts";
 import { Migration20261122017000_rate_limits as PostgresRateLimits } from "./postgresql/Migration20261122017000_rate_limits.ts";
+import { Migration20261124100000_second_factors as SqliteSecondFactors } from "./sqlite/Migration20261124100000_second_factors.ts";
+import { Migration20261124100000_second_factors as PostgresSecondFactors } from "./postgresql/Migration20261124100000_second_factors.ts";
 
 // Listed explicitly (no file globbing): works the same under tsx, vitest and a bundle.
 // SQLite and PostgreSQL keep separate folders because their SQL differs (STACK.md trap 4).
@@ -15,10 +17,12 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261122010600_device", class: SqliteDevice },
   { name: "Migration20261122011500_audit", class: SqliteAudit },
   { name: "Migration20261122017000_rate_limits", class: SqliteRateLimits },
+  { name: "Migration20261124100000_second_factors", class: SqliteSecondFactors },
 ];
 export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: PostgresInitial },
   { name: "Migration20261122010600_device", class: PostgresDevice },
   { name: "Migration20261122011500_audit", class: PostgresAudit },
   { name: "Migration20261122017000_rate_limits", class: PostgresRateLimits },
+  { name: "Migration20261124100000_second_factors", class: PostgresSecondFactors },
 ];

@@ -14,6 +14,7 @@ export interface UserRow {
   banned: boolean;
   banReason: string | null;
   banExpires: Date | null;
+  twoFactorEnabled: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -54,6 +55,7 @@ const USER_COLUMNS = `
   u.id AS u_id, u.name AS u_name, u.email AS u_email, u.email_verified AS u_email_verified,
   u.image AS u_image, u.username AS u_username, u.display_username AS u_display_username,
   u.role AS u_role, u.banned AS u_banned, u.ban_reason AS u_ban_reason, u.ban_expires AS u_ban_expires,
+  u.two_factor_enabled AS u_two_factor_enabled,
   u.created_at AS u_created_at, u.updated_at AS u_updated_at`;
 
 export const SESSION_COLUMNS = `
@@ -87,6 +89,7 @@ export function mapUser(r: Raw, date: DateOf, bool: BoolOf): UserRow {
     banned: bool(r.u_banned),
     banReason: r.u_ban_reason as string | null,
     banExpires: banExpires == null ? null : date(banExpires),
+    twoFactorEnabled: bool(r.u_two_factor_enabled),
     createdAt: date(r.u_created_at),
     updatedAt: date(r.u_updated_at),
   };

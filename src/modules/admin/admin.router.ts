@@ -1,3 +1,4 @@
+import { AuthError } from "../../errors.ts";
 import type { Context } from "../../trpc/context.ts";
 import { authedProcedure, router, withPermission } from "../../trpc/init.ts";
 import { handOverSession } from "../email-password/email-password.router.ts";
@@ -50,6 +51,15 @@ export const adminRouter = router({
       if (data.email !== undefined || data.emailVerified !== undefined) alsoNeeds(ctx, "user", ["set-email"]);
       if (data.banned !== undefined || data.banReason !== undefined || data.banExpires !== undefined) alsoNeeds(ctx, "user", ["ban"]);
       return userOut(await users.updateUser(ctx.app, ctx.em, actor(ctx), input.userId, data));
+    }),
+
+  // A credential reset like set-user-password (it lets a password alone in again), so the same permission.
+  resetTwoFactor: withPermission("user", ["set-password"])
+    .input(schema.userIdInput)
+    .mutation(async ({ ctx, input }) => {
+      if (ctx.auth.session.impersonatedBy) throw new AuthError("IMPERSONATION_NOT_ALLOWED");
+      await users.resetTwoFactor(ctx.app, ctx.em, actor(ctx), input.userId);
+      return { success: true as const };
     }),
 
   setRole: withPermission("user", ["set-role"])

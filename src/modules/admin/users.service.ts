@@ -11,6 +11,7 @@ import type { UpdateUserData } from "./admin.schema.ts";
 import { recordAudit, type Actor } from "./audit.service.ts";
 import { hasPermission } from "./permissions.ts";
 import { deleteUserAndEverything } from "../user/user-access.service.ts";
+import { removeTwoFactor } from "../two-factor/enrollment.service.ts";
 import { endImpersonationsBy, endSessionsOf, getUser } from "./sessions.service.ts";
 
 /** `"a,b"` or `["a", "b"]` → `"a,b"`; every name must be a configured role (better-auth's rule). */
@@ -177,4 +178,17 @@ export async function removeUser(app: App, em: EntityManager, actor: Actor, user
     return ended;
   });
   for (const id of ended) app.sessionCache.evictUser(id);
+}
+
+/**
+ * Turns the user's two-factor off and forgets everything it held (enrollment, backup codes,
+ * pending sign-ins, trusted devices): for a user who lost their authenticator. Audited.
+ */
+export async function resetTwoFactor(app: App, em: EntityManager, actor: Actor, userId: string): Promise<void> {
+  await getUser(em, userId);
+  await em.transactional(async (tx) => {
+    await removeTwoFactor(app, tx, userId);
+    recordAudit(tx, app.clock, actor, { action: "reset-two-factor", targetType: "user", targetId: userId });
+  });
+  app.sessionCache.evictUser(userId);
 }

@@ -4,6 +4,7 @@ import { assertSafeCallback } from "../../security/origins.ts";
 import { publicUser } from "../session/session.serialize.ts";
 import * as schema from "./email-password.schema.ts";
 import * as service from "./email-password.service.ts";
+import { handOverSecondStep, TRUST_COOKIE_NAME } from "../two-factor/sign-in-edge.ts";
 
 /** The edge: cookie and `set-auth-token` for a freshly issued session. */
 export function handOverSession(ctx: Context, signedIn: { token: string | null; cookieMaxAgeSec: number | null }) {
@@ -21,6 +22,14 @@ export const signUpRouter = router({
   }),
 });
 
+/** A password sign-in's answer: the session, or better-auth's `{ twoFactorRedirect, twoFactorMethods }`. */
+function signedIn(ctx: Context, result: service.SignedIn, callbackURL: string | undefined) {
+  handOverSecondStep(ctx, result.secondStep);
+  if (result.secondStep?.kind === "pending") return { twoFactorRedirect: true as const, twoFactorMethods: result.secondStep.methods };
+  handOverSession(ctx, result);
+  return signedInBody(result, callbackURL);
+}
+
 function signedInBody(result: service.SignedIn, callbackURL: string | undefined) {
   return {
     redirect: Boolean(callbackURL),
@@ -33,15 +42,13 @@ function signedInBody(result: service.SignedIn, callbackURL: string | undefined)
 export const signInRouter = router({
   email: publicProcedure.input(schema.signInEmailInput).mutation(async ({ ctx, input }) => {
     assertSafeCallback(ctx.app, input.callbackURL);
-    const result = await service.signInEmail(ctx.app, ctx.em, ctx.req, input);
-    handOverSession(ctx, result);
-    return signedInBody(result, input.callbackURL);
+    const result = await service.signInEmail(ctx.app, ctx.em, ctx.req, { ...input, trustCookie: ctx.readCookie(TRUST_COOKIE_NAME) });
+    return signedIn(ctx, result, input.callbackURL);
   }),
   username: publicProcedure.input(schema.signInUsernameInput).mutation(async ({ ctx, input }) => {
     assertSafeCallback(ctx.app, input.callbackURL);
-    const result = await service.signInUsername(ctx.app, ctx.em, ctx.req, input);
-    handOverSession(ctx, result);
-    return signedInBody(result, input.callbackURL);
+    const result = await service.signInUsername(ctx.app, ctx.em, ctx.req, { ...input, trustCookie: ctx.readCookie(TRUST_COOKIE_NAME) });
+    return signedIn(ctx, result, input.callbackURL);
   }),
 });
 

@@ -9,6 +9,7 @@ import { AuthError } from "../../errors.ts";
 import { bannedUser, isBanActive, issueSession, type RequestInfo } from "../session/session.service.ts";
 import { sendsVerificationOnSignUp, sendVerificationLater } from "../verification/email-verification.service.ts";
 import { checkPasswordLength, parseEmail, parseUsername } from "./email-password.rules.ts";
+import { secondStep, type SecondStep } from "../two-factor/gate.ts";
 
 export const CREDENTIAL_PROVIDER = "credential";
 
@@ -44,6 +45,8 @@ export interface SignedIn {
   token: string | null;
   cookieMaxAgeSec: number | null;
   user: UserRow;
+  /** Password sign-in of a user with two-factor on: a pending sign-in instead of a session (token null). */
+  secondStep?: SecondStep;
 }
 
 export async function signUp(app: App, em: EntityManager, req: RequestMeta, input: SignUpInput): Promise<SignedIn> {
@@ -68,6 +71,7 @@ export async function signUp(app: App, em: EntityManager, req: RequestMeta, inpu
     banned: false,
     banReason: null,
     banExpires: null,
+    twoFactorEnabled: false,
     createdAt: now,
     updatedAt: now,
   };
@@ -98,10 +102,9 @@ export async function signInWithPassword(
   req: RequestMeta,
   where: { email: string } | { username: string },
   password: string,
-  rememberMe: boolean | undefined,
-  failure: Failure,
-  callbackURL?: string,
+  opts: { rememberMe: boolean | undefined; failure: Failure; callbackURL: string | undefined; trustCookie: string | null },
 ): Promise<SignedIn> {
+  const { rememberMe, failure, callbackURL } = opts;
   // Prepared lookup (src/db/session-store): the ORM's query building cost more than the rest of sign-in's main-thread work.
   const [field, value] = "email" in where ? (["email", where.email] as const) : (["username", where.username] as const);
   const credential = await app.sessions.findCredential(field, value);
@@ -132,8 +135,11 @@ export async function signInWithPassword(
       await tx.nativeUpdate(User, { id: user.id }, { banned: false, banReason: null, banExpires: null, updatedAt: now });
       signedInUser = { ...user, banned: false, banReason: null, banExpires: null, updatedAt: now };
     }
+    // Two-factor (CONTRACT.md §10): the password alone ends in a pending sign-in, not a session.
+    const step = await secondStep(app, tx, user, rememberMe ?? true, opts.trustCookie);
+    if (step.kind === "pending") return { token: null, cookieMaxAgeSec: null, user: signedInUser, secondStep: step };
     const issued = await issueSession(app, tx, req, { userId: user.id, rememberMe });
-    return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user: signedInUser };
+    return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user: signedInUser, secondStep: step };
   });
   if (user.banned) app.sessionCache.evictUser(user.id);
   return signedIn;
@@ -160,11 +166,14 @@ interface SignInInput {
   password: string;
   rememberMe?: boolean | undefined;
   callbackURL?: string | undefined;
+  /** The `trust_device` cookie, if the browser sent one. */
+  trustCookie?: string | null;
 }
 
 export function signInEmail(app: App, em: EntityManager, req: RequestMeta, input: SignInInput & { email: string }) {
   const email = parseEmail(input.email);
-  return signInWithPassword(app, em, req, { email }, input.password, input.rememberMe, "INVALID_EMAIL_OR_PASSWORD", input.callbackURL);
+  const opts = { rememberMe: input.rememberMe, failure: "INVALID_EMAIL_OR_PASSWORD" as const, callbackURL: input.callbackURL, trustCookie: input.trustCookie ?? null };
+  return signInWithPassword(app, em, req, { email }, input.password, opts);
 }
 
 export async function signInUsername(app: App, em: EntityManager, req: RequestMeta, input: SignInInput & { username: string }) {
@@ -173,7 +182,8 @@ export async function signInUsername(app: App, em: EntityManager, req: RequestMe
     await verifyAgainstDummy(input.password);
     throw new AuthError("INVALID_USERNAME_OR_PASSWORD");
   }
-  return signInWithPassword(app, em, req, { username }, input.password, input.rememberMe, "INVALID_USERNAME_OR_PASSWORD", input.callbackURL);
+  const opts = { rememberMe: input.rememberMe, failure: "INVALID_USERNAME_OR_PASSWORD" as const, callbackURL: input.callbackURL, trustCookie: input.trustCookie ?? null };
+  return signInWithPassword(app, em, req, { username }, input.password, opts);
 }
 
 export async function isUsernameAvailable(em: EntityManager, raw: string): Promise<boolean> {

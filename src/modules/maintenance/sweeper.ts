@@ -6,6 +6,7 @@ export interface SweepResult {
   verifications: number;
   deviceCodes: number;
   rateLimits: number;
+  twoFactorChallenges: number;
 }
 
 export interface Sweeper {
@@ -41,6 +42,8 @@ const TARGETS: Target[] = [
   // Counters of the database rate-limit store whose window has passed (epoch ms; the library
   // stamps them by the wall clock, compared here with the app's clock: the same one in production).
   { name: "rateLimits", table: "rate_limits", key: "key", column: "expire", cutoff: (now) => now, epochMs: true },
+  // Pending two-factor sign-ins, trusted devices and mailed codes: dead once expired.
+  { name: "twoFactorChallenges", table: "two_factor_challenges", key: "id", column: "expires_at", cutoff: (now) => now },
 ];
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -75,7 +78,7 @@ export function createSweeper(app: App): Sweeper {
 
   async function sweep(): Promise<SweepResult> {
     const nowMs = app.clock.now().getTime();
-    const result: SweepResult = { sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0 };
+    const result: SweepResult = { sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0 };
     for (const target of TARGETS) result[target.name] = await sweepTable(target, nowMs);
     if (Object.values(result).some((n) => n > 0)) app.logger.info({ swept: result }, "expired rows swept");
     return result;

@@ -9,6 +9,7 @@ import { bannedUser, isBanActive, issueSession, type RequestInfo } from "../sess
 import { removeEverythingUserHolds } from "../user/user-access.service.ts";
 import { userRow } from "../user/user.mapper.ts";
 import { oauthRuntime } from "./runtime.ts";
+import { secondStep, type SecondStep } from "../two-factor/gate.ts";
 import { openTokens, resealKept, sealTokens, type GrantedTokens } from "./tokens.ts";
 
 /** A provider's answer at the callback (or a verified ID token): who the user is there, and the tokens it issued. */
@@ -25,9 +26,24 @@ const requestedScope = (login: ProviderLogin) => login.requestedScopes?.join(" "
 
 export interface SocialSignIn {
   userId: string;
-  token: string;
+  /** null: a pending two-factor sign-in instead (`twoFactor.enforceOnSocial`). */
+  token: string | null;
   cookieMaxAgeSec: number | null;
   isNewUser: boolean;
+  secondStep?: SecondStep;
+}
+
+/**
+ * A session for a social sign-in; or, with `twoFactor.enforceOnSocial` and two-factor on for the
+ * user, a pending sign-in the second step completes (better-auth asks none after OAuth).
+ */
+async function startSession(app: App, tx: EntityManager, req: RequestInfo, user: { id: string; twoFactorEnabled: boolean }) {
+  if (app.config.twoFactor.enforceOnSocial) {
+    const step = await secondStep(app, tx, user, true, null);
+    if (step.kind === "pending") return { token: null, cookieMaxAgeSec: null, secondStep: step };
+  }
+  const issued = await issueSession(app, tx, req, { userId: user.id });
+  return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec };
 }
 
 /** The provider vouches for the address: it says so, or the operator trusts it (`trustedProviders`). */
@@ -127,8 +143,7 @@ async function resolveSignIn(app: App, tx: EntityManager, req: RequestInfo, logi
     if (requireVerified && !user.emailVerified && !verifies) throw new AuthError("EMAIL_NOT_VERIFIED");
     await updateTokens(app, tx, linked, login, now);
     const userChanged = await updateUser(tx, user.id, { liftsBan, verifies }, now);
-    const issued = await issueSession(app, tx, req, { userId: user.id });
-    return { userId: user.id, token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, isNewUser: false, userChanged };
+    return { userId: user.id, ...(await startSession(app, tx, req, user)), isNewUser: false, userChanged };
   }
 
   const existing = await findUserLocked(tx, { email: profile.email });
@@ -147,8 +162,9 @@ async function resolveSignIn(app: App, tx: EntityManager, req: RequestInfo, logi
     }
     await insertAccount(app, tx, existing.id, login, now);
     const userChanged = await updateUser(tx, existing.id, { liftsBan, verifies: takesOver }, now);
-    const issued = await issueSession(app, tx, req, { userId: existing.id });
-    return { userId: existing.id, token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, isNewUser: false, userChanged };
+    // A takeover removed the squatter's two-factor with everything else (user-access.service).
+    const twoFactorEnabled = existing.twoFactorEnabled && !takesOver;
+    return { userId: existing.id, ...(await startSession(app, tx, req, { id: existing.id, twoFactorEnabled })), isNewUser: false, userChanged };
   }
 
   // Rule 3: a new user, emailVerified as the provider says.

@@ -3,6 +3,7 @@ import { assertSafeCallback } from "../../security/origins.ts";
 import type { Context } from "../../trpc/context.ts";
 import { authedProcedure, lastingAccessProcedure, publicProcedure } from "../../trpc/init.ts";
 import { handOverSession } from "../email-password/email-password.router.ts";
+import { handOverSecondStep } from "../two-factor/sign-in-edge.ts";
 import { publicUser } from "../session/session.serialize.ts";
 import { userRow } from "../user/user.mapper.ts";
 import * as accounts from "./accounts.service.ts";
@@ -33,6 +34,8 @@ function setStateCookie(ctx: Context, value: string, maxAgeSec: number) {
  * on the wire), with the session cookie and `set-auth-token` (a native app reads the header).
  */
 function idTokenAnswer(ctx: Context, { session, user }: Awaited<ReturnType<typeof signInWithIdToken>>) {
+  handOverSecondStep(ctx, session.secondStep);
+  if (session.secondStep?.kind === "pending") return { twoFactorRedirect: true as const, twoFactorMethods: session.secondStep.methods };
   handOverSession(ctx, session);
   return { redirect: false as const, token: session.token, user: publicUser(userRow(user)) };
 }
@@ -73,7 +76,9 @@ export const oauthProcedures = {
       return { redirect: true as const, url };
     }
     if (outcome.kind === "signed-in") {
-      ctx.effects.sessionCookie = { token: outcome.session.token, maxAgeSec: outcome.session.cookieMaxAgeSec };
+      handOverSecondStep(ctx, outcome.session.secondStep);
+      const { token, cookieMaxAgeSec } = outcome.session;
+      if (token) ctx.effects.sessionCookie = { token, maxAgeSec: cookieMaxAgeSec };
     }
     ctx.effects.redirect = outcome.redirectTo;
     return { redirect: true as const, url: outcome.redirectTo };

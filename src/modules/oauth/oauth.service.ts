@@ -157,7 +157,9 @@ export async function handleCallback(app: App, em: EntityManager, req: RequestMe
     }
     const session = await signInWithProvider(app, em, req, login);
     const target = session.isNewUser && state.newUserCallbackURL ? state.newUserCallbackURL : (state.callbackURL ?? "/");
-    return { kind: "signed-in", session, redirectTo: callbackWith(app, target, {}) };
+    // A pending two-factor sign-in (twoFactor.enforceOnSocial): the app's page asks for the second step.
+    const pending = session.secondStep?.kind === "pending";
+    return { kind: "signed-in", session, redirectTo: callbackWith(app, target, pending ? { twoFactorRedirect: "true" } : {}) };
   } catch (err) {
     if (err instanceof AuthError) throw new CallbackFailure(err, state.errorCallbackURL);
     throw err;

@@ -1,5 +1,6 @@
 import type { App } from "../../app.ts";
-import { createAead, keyringFromSecrets, type Aead } from "../../crypto/aead.ts";
+import type { Aead } from "../../crypto/aead.ts";
+import { appAead } from "../../crypto/app-aead.ts";
 import { AuthError } from "../../errors.ts";
 import { createHttpClient } from "../../http/client.ts";
 import { createProviders, type OAuthProvider } from "../../oauth/providers/index.ts";
@@ -23,8 +24,7 @@ export function oauthRuntime(app: App): OAuthRuntime {
     const http = createHttpClient(limits, dispatcher);
     runtime = {
       providers: createProviders(app.config.providers, { http, clock: app.clock }),
-      // One key per secret (HKDF), the newest seals; see crypto/aead.ts for rotation.
-      aead: createAead(keyringFromSecrets(app.secrets)),
+      aead: appAead(app),
     };
     runtimes.set(app, runtime);
   }

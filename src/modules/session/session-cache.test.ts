@@ -6,7 +6,8 @@ function row(userId: string, sessionId: string): SessionWithUser {
   const d = new Date(0);
   return {
     session: { id: sessionId, userId, expiresAt: d, rememberMe: true, ipAddress: null, userAgent: null, impersonatedBy: null, createdAt: d, updatedAt: d },
-    user: { id: userId, name: "n", email: "e@x.io", emailVerified: false, image: null, username: null, displayUsername: null, role: "user", banned: false, banReason: null, banExpires: null, createdAt: d, updatedAt: d },
+    user: { id: userId, name: "n", email: "e@x.io", emailVerified: false, image: null, username: null, displayUsername: null, role: "user", banned: false, banReason: null, banExpires: null,
+    twoFactorEnabled: false, createdAt: d, updatedAt: d },
   };
 }
 

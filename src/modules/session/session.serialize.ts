@@ -14,6 +14,7 @@ export function publicUser(u: UserRow) {
     banned: u.banned,
     banReason: u.banReason ?? null,
     banExpires: u.banExpires ? u.banExpires.toISOString() : null,
+    twoFactorEnabled: u.twoFactorEnabled,
     createdAt: u.createdAt.toISOString(),
     updatedAt: u.updatedAt.toISOString(),
   };

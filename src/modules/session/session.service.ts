@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { AuthError } from "../../errors.ts";
-import { Session, type ISession } from "../../db/entities/index.ts";
+import { Session, TwoFactorChallenge, type ISession } from "../../db/entities/index.ts";
 import type { SessionRow, SessionWithUser } from "../../db/session-store/index.ts";
 import type { PublicSession, PublicUser } from "./session.serialize.ts";
 import { sessionRefOf } from "./session-handle.ts";
@@ -136,7 +136,9 @@ export async function revokeOwnSession(app: App, em: EntityManager, userId: stri
   return deleted;
 }
 
+/** Also forgets the user's trusted devices (two-factor): "sign out everywhere" means the second step again too. */
 export async function revokeAllSessions(app: App, em: EntityManager, userId: string, exceptSessionId?: string) {
+  await em.nativeDelete(TwoFactorChallenge, { user: userId, kind: "trusted-device" });
   const deleted = await em.nativeDelete(Session, exceptSessionId ? { user: userId, id: { $ne: exceptSessionId } } : { user: userId });
   app.sessionCache.evictUser(userId);
   return deleted;

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { Account, DeviceCode, User, Verification } from "../../db/entities/index.ts";
+import { Account, DeviceCode, Passkey, User, Verification } from "../../db/entities/index.ts";
+import { removeTwoFactor } from "../two-factor/enrollment.service.ts";
 import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
 import { endImpersonationsBy, revokeAllSessions } from "../session/session.service.ts";
 import { USER_TOKEN_PURPOSES } from "../verification/verification.service.ts";
@@ -25,6 +26,7 @@ export interface Removal {
    * Linked accounts that go too: "all" (takeover: the unproven password included; delete-user),
    * "social" (the reset of an unverified account keeps the password it has just set, and drops
    * every provider account linked while nobody had proven the address), "none" (any other reset).
+   * "all" and "social" also drop two-factor enrollment and passkeys: set up while unproven.
    */
   accounts: "all" | "social" | "none";
 }
@@ -43,6 +45,12 @@ export async function removeEverythingUserHolds(app: App, tx: EntityManager, use
   await tx.nativeDelete(Verification, { purpose: OAUTH_STATE_PURPOSE, value: { $like: `%"linkUserId":${JSON.stringify(userId)}%` } });
   if (removal.accounts === "all") await tx.nativeDelete(Account, { user: userId });
   if (removal.accounts === "social") await tx.nativeDelete(Account, { user: userId, providerId: { $ne: CREDENTIAL_PROVIDER } });
+  if (removal.accounts !== "none") {
+    // Whoever held the unproven address may have enrolled their own second factor or passkey:
+    // left in place, it would lock the owner out (two-factor) or let the squatter back in (passkey).
+    await removeTwoFactor(app, tx, userId);
+    await tx.nativeDelete(Passkey, { user: userId });
+  }
   await revokeAllSessions(app, tx, userId);
 }
 

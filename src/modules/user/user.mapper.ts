@@ -14,6 +14,7 @@ export function userRow(u: IUser): UserRow {
     banned: u.banned,
     banReason: u.banReason ?? null,
     banExpires: u.banExpires ?? null,
+    twoFactorEnabled: u.twoFactorEnabled,
     createdAt: u.createdAt,
     updatedAt: u.updatedAt,
   };

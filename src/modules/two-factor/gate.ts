@@ -1,0 +1,33 @@
+import type { EntityManager } from "@mikro-orm/core";
+import type { App } from "../../app.ts";
+import { TwoFactor } from "../../db/entities/index.ts";
+import * as challenges from "./challenges.ts";
+
+/** What a sign-in that proved the first factor does next. */
+export type SecondStep =
+  /** No second step: 2FA off (for this user or this service), or a trusted device (its cookie rotated). */
+  | { kind: "none"; trustToken: string | null }
+  /** `{ twoFactorRedirect: true, twoFactorMethods }` and the `two_factor` cookie; no session yet. */
+  | { kind: "pending"; pendingToken: string; methods: string[] };
+
+/**
+ * The gate every way in that presents a password passes (and OAuth sign-in with
+ * `twoFactor.enforceOnSocial`), inside the transaction that would issue the session: a user with
+ * two-factor on gets a pending sign-in instead, unless this browser is one of their trusted devices.
+ */
+export async function secondStep(
+  app: App,
+  tx: EntityManager,
+  user: { id: string; twoFactorEnabled: boolean },
+  rememberMe: boolean,
+  trustCookie: string | null,
+): Promise<SecondStep> {
+  if (!app.config.twoFactor.enabled || !user.twoFactorEnabled) return { kind: "none", trustToken: null };
+  const trustToken = await challenges.rotateTrustedDevice(app, tx, user.id, trustCookie);
+  if (trustToken) return { kind: "none", trustToken };
+  const pendingToken = await challenges.createPendingSignIn(app, tx, user.id, rememberMe);
+  const methods: string[] = [];
+  if ((await tx.count(TwoFactor, { user: user.id, verified: true })) > 0) methods.push("totp");
+  if (app.config.twoFactor.otp.enabled) methods.push("otp");
+  return { kind: "pending", pendingToken, methods };
+}

@@ -1,0 +1,73 @@
+import { z } from "zod";
+import type { Context } from "../../trpc/context.ts";
+import { moduleProcedures, router } from "../../trpc/init.ts";
+import { formBoolean, password } from "../../trpc/schema.ts";
+import { handOverSession } from "../email-password/email-password.router.ts";
+import { publicUser } from "../session/session.serialize.ts";
+import { PENDING_COOKIE, PENDING_TTL_SEC, TRUST_COOKIE, TRUST_TTL_SEC } from "./challenges.ts";
+import * as enrollment from "./enrollment.service.ts";
+import * as verification from "./verification.service.ts";
+
+const procedures = moduleProcedures((config) => config.twoFactor.enabled);
+
+const passwordInput = z.object({ password });
+const enableInput = z.object({ password, issuer: z.string().max(128).optional() });
+const codeInput = z.object({ code: z.string().max(64), trustDevice: formBoolean.optional() });
+const backupCodeInput = codeInput.extend({ disableSession: formBoolean.optional() });
+const sendOtpInput = z.object({ trustDevice: formBoolean.optional() }).optional();
+
+/** Which context a verification runs in: the caller's session wins over a pending cookie (better-auth). */
+async function subjectOf(ctx: Context, trustDevice: boolean | undefined): Promise<verification.Subject> {
+  const auth = await ctx.getSession();
+  if (auth && ctx.sessionToken) return { kind: "session", auth, token: ctx.sessionToken };
+  return { kind: "sign-in", pendingToken: ctx.readCookie(PENDING_COOKIE), trustDevice: trustDevice === true };
+}
+
+/** `{ token, user }`, and for a completed sign-in its cookies: session, no more pending, maybe trust. */
+function answer(ctx: Context, verified: verification.Verified) {
+  if (verified.issued) {
+    handOverSession(ctx, verified.issued);
+    ctx.effects.cookies ??= [];
+    ctx.effects.cookies.push({ name: PENDING_COOKIE, value: "", maxAgeSec: 0 });
+    if (verified.trustToken) ctx.effects.cookies.push({ name: TRUST_COOKIE, value: verified.trustToken, maxAgeSec: TRUST_TTL_SEC });
+  }
+  return { token: verified.token, user: publicUser(verified.user) };
+}
+
+export const twoFactorRouter = router({
+  enable: procedures.lastingAccess.input(enableInput).mutation(({ ctx, input }) =>
+    enrollment.enable(ctx.app, ctx.em, ctx.auth.user, input.password, input.issuer)),
+
+  disable: procedures.lastingAccess.input(passwordInput).mutation(async ({ ctx, input }) => {
+    await enrollment.disable(ctx.app, ctx.em, ctx.auth.user, input.password);
+    (ctx.effects.cookies ??= []).push({ name: TRUST_COOKIE, value: "", maxAgeSec: 0 });
+    return { status: true as const };
+  }),
+
+  // The URI carries the secret: reading it is lasting access, like enabling.
+  getTotpUri: procedures.lastingAccess.input(passwordInput).mutation(({ ctx, input }) =>
+    enrollment.getTotpUri(ctx.app, ctx.em, ctx.auth.user, input.password)),
+
+  generateBackupCodes: procedures.lastingAccess.input(passwordInput).mutation(({ ctx, input }) =>
+    enrollment.generateBackupCodes(ctx.app, ctx.em, ctx.auth.user, input.password)),
+
+  verifyTotp: procedures.public.input(codeInput).mutation(async ({ ctx, input }) => {
+    const subject = await subjectOf(ctx, input.trustDevice);
+    return answer(ctx, await verification.verifyTotp(ctx.app, ctx.em, ctx.req, subject, input.code));
+  }),
+
+  sendOtp: procedures.public.input(sendOtpInput).mutation(async ({ ctx }) => {
+    await verification.sendOtp(ctx.app, ctx.em, ctx.req.requestId, await subjectOf(ctx, false));
+    return { status: true as const };
+  }),
+
+  verifyOtp: procedures.public.input(codeInput).mutation(async ({ ctx, input }) => {
+    const subject = await subjectOf(ctx, input.trustDevice);
+    return answer(ctx, await verification.verifyOtp(ctx.app, ctx.em, ctx.req, subject, input.code));
+  }),
+
+  verifyBackupCode: procedures.public.input(backupCodeInput).mutation(async ({ ctx, input }) => {
+    const subject = await subjectOf(ctx, input.trustDevice);
+    return answer(ctx, await verification.verifyBackupCode(ctx.app, ctx.em, ctx.req, subject, input.code));
+  }),
+});
