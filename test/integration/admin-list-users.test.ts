@@ -74,7 +74,7 @@ describe("list-users", () => {
     expect(page).toMatchObject({ total: all.length, limit: 100, offset: 0 });
     expect(ids(page.users)).toEqual(ids(all.slice(0, 100)));
     expect(Object.keys(page.users[0]!).sort()).toEqual(
-      ["id", "name", "email", "emailVerified", "image", "username", "displayUsername", "role", "banned", "banReason", "banExpires", "createdAt", "updatedAt"].sort(),
+      ["id", "name", "email", "emailVerified", "image", "username", "displayUsername", "role", "banned", "banReason", "banExpires", "twoFactorEnabled", "createdAt", "updatedAt"].sort(),
     );
   });
 

@@ -23,6 +23,7 @@ const USER_KEYS = [
   "image",
   "name",
   "role",
+  "twoFactorEnabled",
   "updatedAt",
   "username",
 ];

@@ -64,7 +64,8 @@ describe("POST /sign-in/email: success", () => {
     expect(user.banned).toBe(false);
     expect(user.createdAt).toMatch(ISO);
     expect(user.updatedAt).toMatch(ISO);
-    expect(Object.keys(user)).toHaveLength(13);
+    expect(user.twoFactorEnabled).toBe(false);
+    expect(Object.keys(user)).toHaveLength(14);
 
     expect(r.headers.get("set-auth-token")).toBe(r.body.token);
     const line = sessionCookieLine(r.headers)!;

@@ -69,6 +69,7 @@ describe("POST /sign-up/email: success", () => {
         "banned",
         "banReason",
         "banExpires",
+        "twoFactorEnabled",
         "createdAt",
         "updatedAt",
       ].sort(),

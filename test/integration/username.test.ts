@@ -149,7 +149,7 @@ describe("POST /sign-in/username", () => {
     expect(r.body.user.email).toBe(email);
     expect(r.body.user.username).toBe(raw.toLowerCase());
     expect(r.body.user.displayUsername).toBe(raw);
-    expect(Object.keys(r.body.user)).toHaveLength(13);
+    expect(Object.keys(r.body.user)).toHaveLength(14);
     expect(r.headers.get("set-auth-token")).toBe(r.body.token);
     expect(cookieFrom(r.headers)).toBe(`${COOKIE}=${r.body.token}`);
     const s = await get(`${server.auth}/get-session`, { bearer: r.body.token });
