@@ -2,6 +2,7 @@ import { adminRouter } from "../modules/admin/admin.router.ts";
 import { deviceRouter } from "../modules/device/device.router.ts";
 import { isUsernameAvailable, signInRouter, signUpRouter } from "../modules/email-password/email-password.router.ts";
 import { oauthProcedures } from "../modules/oauth/oauth.router.ts";
+import { passkeyRouter } from "../modules/passkey/passkey.router.ts";
 import { passwordResetProcedures } from "../modules/password-reset/password-reset.router.ts";
 import { okProcedure, sessionProcedures } from "../modules/session/session.router.ts";
 import { userProcedures } from "../modules/user/user.router.ts";
@@ -25,6 +26,7 @@ export const appRouter = router({
   twoFactor: twoFactorRouter,
   device: deviceRouter,
   admin: adminRouter,
+  passkey: passkeyRouter,
   ok: okProcedure,
   ready: readyProcedure,
 });

@@ -1,7 +1,7 @@
-import { existsSync } from "node:fs";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { post, request, uniqueEmail } from "../harness/http.ts";
+import { hasChromium, launchChromium } from "../harness/browser.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
 
 /**
@@ -9,7 +9,6 @@ import { startTestServer, type TestServer } from "../harness/server.ts";
  * server's publicUrl is its own URL, so the page's requests pass the CSRF origin check.
  * CI installs chromium (.ci/run); elsewhere the file is skipped when it is missing.
  */
-const CHROMIUM = "/usr/bin/chromium";
 const GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 const PASSWORD = "password123";
 
@@ -17,13 +16,9 @@ let server: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) return;
+  if (!hasChromium()) return;
   server = await startTestServer({}, { ownOrigin: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
@@ -68,7 +63,7 @@ async function signIn(page: Page, email: string) {
   await page.getByRole("button", { name: "Sign in" }).click();
 }
 
-describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)("device verification page (headless Chromium)", () => {
+describe.skipIf(!hasChromium() && !process.env.CI)("device verification page (headless Chromium)", () => {
   it("signs in, enters the code, approves; the device's next poll gets its token", async () => {
     const code = await device();
     const email = await newUser();

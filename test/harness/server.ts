@@ -17,6 +17,11 @@ export interface TestServer {
 export interface TestServerOptions extends CreateOptions {
   /** Listen on a port picked first and make it the publicUrl (browser tests: the page's origin must be the service's own). */
   ownOrigin?: boolean;
+  /**
+   * Host name of that publicUrl (default 127.0.0.1). WebAuthn needs a domain as its RP ID, not an
+   * IP: `localhost` (resolves to the loopback the server listens on, and is a secure context).
+   */
+  publicHost?: string;
 }
 
 async function freePort(): Promise<number> {
@@ -32,7 +37,7 @@ async function freePort(): Promise<number> {
  * Rate limits are off unless the test turns them on.
  */
 export async function startTestServer(config: PortcullisConfig = {}, options: TestServerOptions = {}): Promise<TestServer> {
-  const { ownOrigin, ...createOptions } = options;
+  const { ownOrigin, publicHost = "127.0.0.1", ...createOptions } = options;
   const port = ownOrigin ? await freePort() : 0;
   const db = await createTestDatabase();
   const clock = new FakeClock();
@@ -43,7 +48,7 @@ export async function startTestServer(config: PortcullisConfig = {}, options: Te
     clock,
     ...config,
     rateLimit: { enabled: false, ...config.rateLimit },
-    publicUrl: ownOrigin ? `http://127.0.0.1:${port}` : (config.publicUrl ?? "http://127.0.0.1:3000"),
+    publicUrl: ownOrigin ? `http://${publicHost}:${port}` : (config.publicUrl ?? "http://127.0.0.1:3000"),
   }, createOptions);
   const url = await portcullis.listen(port, "127.0.0.1");
   return {
