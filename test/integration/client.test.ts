@@ -260,3 +260,27 @@ describe("typed client (portcullis/client)", () => {
     }
   });
 });
+
+describe("two-factor and passkeys through the typed client", () => {
+  it("twoFactor.* and passkey.* are typed procedures; the sign-in answer is a union the caller narrows", async () => {
+    const { totpCode } = await import("../../src/modules/two-factor/totp.ts");
+    const email = uniqueEmail("client-2fa");
+    const anon = createPortcullisClient({ url: server.url });
+    const { token } = await anon.signUp.email.mutate({ name: "Two", email, password: PASSWORD });
+    const client = createPortcullisClient({ url: server.url, token: token! });
+    // @ts-expect-error password is required
+    void (() => client.twoFactor.enable.mutate({}));
+    const { totpURI, backupCodes } = await client.twoFactor.enable.mutate({ password: PASSWORD });
+    expectTypeOf(backupCodes).toEqualTypeOf<string[]>();
+    const secret = new URL(totpURI).searchParams.get("secret")!;
+    server.clock.advance(30_000);
+    const verified = await client.twoFactor.verifyTotp.mutate({ code: totpCode(secret, server.clock.now().getTime()) });
+    expect(verified.user.twoFactorEnabled).toBe(true);
+    expect(await client.passkey.listUserPasskeys.query()).toEqual([]);
+
+    const answer = await anon.signIn.email.mutate({ email, password: PASSWORD });
+    if (!("twoFactorRedirect" in answer)) throw new Error("expected the second step");
+    expectTypeOf(answer.twoFactorMethods).toEqualTypeOf<string[]>();
+    expect(answer).toEqual({ twoFactorRedirect: true, twoFactorMethods: ["totp", "otp"] });
+  });
+});
