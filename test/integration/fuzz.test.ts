@@ -405,7 +405,16 @@ const OAUTH_ERRORS = new Set([
 ]);
 
 const DIGEST_SKIP_TABLES = new Set(["rate_limits", "mikro_orm_migrations"]);
-const DIGEST_SKIP_COLUMNS: Record<string, Set<string>> = { device_codes: new Set(["last_polled_at"]) };
+/**
+ * Columns a refused request writes on purpose: a device poll's time (RFC 8628 slow_down), and the
+ * counters of wrong second-factor codes (the count is the brute-force defence: a wrong code is
+ * refused and counted, issue 13). Every other column of every table must stay as it was.
+ */
+const DIGEST_SKIP_COLUMNS: Record<string, Set<string>> = {
+  device_codes: new Set(["last_polled_at"]),
+  two_factor_challenges: new Set(["attempts"]),
+  two_factors: new Set(["failed_count", "locked_until"]),
+};
 
 /** Rows in a stable order, whatever order the database returns them in. */
 function rowsText(rows: unknown[][]): string {
