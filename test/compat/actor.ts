@@ -1,13 +1,16 @@
 /**
- * One person at one server: the official `better-auth/client` (username, admin and device
- * client plugins) over a fetch that behaves like a browser tab. It keeps a cookie jar for the
- * server's origin (OAuth state, admin_session, delete-user links), sends `Origin` on every
+ * One person at one server: the official `better-auth/client` (username, admin, device,
+ * two-factor and passkey client plugins) over a fetch that behaves like a browser tab. It keeps
+ * a cookie jar for the server's origin (OAuth state, admin_session, two-factor and passkey
+ * challenges, trusted devices, delete-user links), sends `Origin` on every
  * non-GET request (both servers' CSRF rules, CONTRACT.md §3), captures `set-auth-token` and
  * sends it back as Bearer (better-auth's documented non-browser pattern), and remembers what
  * the last response said about the session so a step can record it.
  */
 import { createAuthClient } from "better-auth/client";
-import { adminClient, deviceAuthorizationClient, usernameClient } from "better-auth/client/plugins";
+import { adminClient, deviceAuthorizationClient, twoFactorClient, usernameClient } from "better-auth/client/plugins";
+// Its ceremony methods need navigator.credentials (a browser); here only its plain endpoints are called.
+import { passkeyClient } from "@better-auth/passkey/client";
 
 export interface LastResponse {
   /** `METHOD /path` below the base path, query left out. */
@@ -28,7 +31,7 @@ function makeClient(baseURL: string, fetchImpl: typeof fetch) {
   return createAuthClient({
     baseURL,
     basePath: "/api/auth",
-    plugins: [usernameClient(), adminClient(), deviceAuthorizationClient()],
+    plugins: [usernameClient(), adminClient(), deviceAuthorizationClient(), twoFactorClient(), passkeyClient()],
     fetchOptions: { customFetchImpl: fetchImpl },
   });
 }

@@ -28,6 +28,9 @@ export interface Allowed {
 const A = ABSENT;
 /** Every part of a step's record: for steps whose whole outcome the contract changes. */
 const WHOLE_STEP = /^(status|code|body(\..+)?|authToken|sessionCookie|location)$/;
+const KEEPS_SESSION =
+  "§10 Plugins (issue 13) and §3 Sessions: turning two-factor on (verify-totp, verify-otp) or off (disable) keeps the caller's session; " +
+  "better-auth replaces it with a new one and sets its cookie, Portcullis keeps it, so a Bearer client's token stays valid";
 
 export const allowlist: Allowed[] = [
   // §1 Conventions
@@ -115,6 +118,21 @@ export const allowlist: Allowed[] = [
     portcullis: pc,
     contract: "§7 Device (RFC 8628 §3.2): device authorization errors are RFC 6749 §5.2 bodies { error, error_description }",
   })),
+
+  // §10 Plugins beyond the seed: two-factor and passkeys (issue 13)
+  ...([
+    ["sessionCookie", "set"],
+    ["authToken", true],
+  ] as const).flatMap(([path, ba]): Allowed[] => [
+    { scenario: /^two-factor: /, step: /^activate /, path, betterAuth: ba, portcullis: A, contract: KEEPS_SESSION },
+    { scenario: "two-factor: a mailed code to a signed-in user", step: "verify-otp", path, betterAuth: ba, portcullis: A, contract: KEEPS_SESSION },
+    { endpoint: "POST /two-factor/disable", path, betterAuth: ba, portcullis: A, contract: KEEPS_SESSION },
+  ]),
+  { scenario: "two-factor: enable, then the first TOTP code turns it on", step: "get-session: on", path: "body.session.id", contract: KEEPS_SESSION },
+  { scenario: /^two-factor: /, step: /^activate /, path: "body.user.twoFactorEnabled", betterAuth: false, portcullis: true, contract: "§2 Records: a response carries the user as it is: the verify-totp that turns two-factor on answers twoFactorEnabled: true (better-auth answers the user as read before the change)" },
+  { scenario: "two-factor: an accepted TOTP code does not work a second time", step: "the same code again", path: WHOLE_STEP, contract: "§10 Plugins (issue 13, RFC 6238 §5.2): each TOTP code is usable once: the replay of an accepted code in the same window fails with 401 INVALID_CODE" },
+  { endpoint: "POST /passkey/verify-registration", path: "status", betterAuth: 500, portcullis: 400, contract: "§1 Conventions (issue 13: never 500 on a malformed attestation; bad input gets a clear 4xx): 400 FAILED_TO_VERIFY_REGISTRATION" },
+  { endpoint: /^POST \/passkey\/(delete|update)-passkey$/, path: "status", betterAuth: 404, portcullis: 401, contract: "§10 Plugins (issue 13): an unknown passkey id and someone else's are the same 401 PASSKEY_NOT_FOUND (no existence oracle)" },
 ];
 
 /**

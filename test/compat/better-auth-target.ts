@@ -9,21 +9,17 @@ import Database from "better-sqlite3";
 import { betterAuth, type BetterAuthOptions } from "better-auth";
 import { getMigrations } from "better-auth/db/migration";
 import { toNodeHandler } from "better-auth/node";
-import { admin, bearer, deviceAuthorization, username } from "better-auth/plugins";
+import { admin, bearer, deviceAuthorization, twoFactor, username } from "better-auth/plugins";
+import { passkey } from "@better-auth/passkey";
 import { defaultRoles } from "better-auth/plugins/admin/access";
 import type { TestOidcProvider } from "../harness/oidc.ts";
 import { loopbackProviders, verifyLoopbackIdToken } from "./better-auth-providers.ts";
-import { BASE_PATH, MailCursor, SECRET, sleep, type Target, type Variant } from "./targets.ts";
-
-interface Mail {
-  to: string;
-  link: string;
-}
+import { BASE_PATH, MailCursor, PASSKEY_RP, SECRET, sleep, TWO_FACTOR_ISSUER, type ReadableMail, type Target, type Variant } from "./targets.ts";
 
 export async function startBetterAuth(port: number, oidc: TestOidcProvider): Promise<Target> {
   const origin = `http://127.0.0.1:${port}`;
-  const mails: Mail[] = [];
-  const mail = (to: string, link: string) => void mails.push({ to: to.toLowerCase(), link });
+  const mails: ReadableMail[] = [];
+  const mail = (to: string, link: string) => void mails.push({ to: to.toLowerCase(), link, code: null });
   const sqlite = new Database(":memory:");
 
   const sendDeleteAccountVerification = async ({ user, url }: { user: { email: string }; url: string }) => mail(user.email, url);
@@ -31,7 +27,8 @@ export async function startBetterAuth(port: number, oidc: TestOidcProvider): Pro
   const deleteUser: NonNullable<NonNullable<BetterAuthOptions["user"]>["deleteUser"]> = { enabled: true, sendDeleteAccountVerification };
 
   const options = {
-    appName: "compat",
+    // Also the issuer better-auth's get-totp-uri puts in the URI (it ignores the plugin's `issuer`).
+    appName: TWO_FACTOR_ISSUER,
     baseURL: origin,
     basePath: BASE_PATH,
     secret: SECRET,
@@ -75,6 +72,15 @@ export async function startBetterAuth(port: number, oidc: TestOidcProvider): Pro
       // (which always knows its roles, CONTRACT.md §6) does.
       admin({ roles: defaultRoles }),
       deviceAuthorization({ interval: "1s", expiresIn: "30m" }),
+      // Issuer, relying party: the values Portcullis is configured with (portcullis-target.ts).
+      twoFactor({
+        issuer: TWO_FACTOR_ISSUER,
+        otpOptions: { sendOTP: async ({ user, otp }) => void mails.push({ to: user.email.toLowerCase(), link: null, code: otp }) },
+      }),
+      passkey({ rpID: PASSKEY_RP.id, rpName: PASSKEY_RP.name }),
+      // After twoFactor: after-hooks run in plugin order, and a sign-in that two-factor turns into a
+      // pending one (no session, CONTRACT.md §3) must not send `set-auth-token` with the token of
+      // the session the two-factor hook has just deleted (bearer first would).
       bearer(),
       loopbackProviders(oidc),
     ],
@@ -90,7 +96,8 @@ export async function startBetterAuth(port: number, oidc: TestOidcProvider): Pro
   return {
     side: "better-auth",
     origin,
-    nextMail: (address, timeoutMs = 2000) => cursor.next(address, timeoutMs),
+    nextMail: async (address, timeoutMs = 2000) => (await cursor.next(address, timeoutMs))?.link ?? null,
+    nextCode: async (address, timeoutMs = 2000) => (await cursor.next(address, timeoutMs))?.code ?? null,
     unreadMails: (addresses) => cursor.unread(addresses, 0),
     async promoteToAdmin(email) {
       // What Portcullis' create-admin does to an existing user: add the admin role.

@@ -2,16 +2,18 @@
  * What may differ between two correct servers is taken out before comparing: ids (uuids here,
  * better-auth's random strings there) become `<id:N>` in order of first appearance, so "the
  * same id as before" still compares; dates become `<date>`; secrets (session, verification and
- * provider tokens, state, PKCE values) become `<token>`; user codes keep only their shape; each
- * server's own origin becomes `<self>` and the provider's `<provider>`, with query parameters
- * sorted. Emails, usernames and provider subjects are the same strings on both sides (each
- * server has its own database), so they compare as they are.
+ * provider tokens, state, PKCE values, WebAuthn challenges) become `<token>`; user codes and
+ * backup codes keep only their shape; an `otpauth://` URI becomes what an authenticator app
+ * reads from it, its secret left out; each server's own origin becomes `<self>` and the
+ * provider's `<provider>`, with query parameters sorted. Emails, usernames and provider
+ * subjects are the same strings on both sides (each server has its own database), so they
+ * compare as they are.
  */
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 /** Keys holding ids of our records (accountId: only when it is such an id, e.g. a credential account's). */
 const ID_KEY = /^(id|impersonatedBy)$|^(?!provider|client|account).*Id$/;
-const TOKEN_KEY = /^(token|sessionToken|accessToken|refreshToken|idToken|access_token|refresh_token|id_token|device_code|deviceCode|codeVerifier)$/;
+const TOKEN_KEY = /^(token|sessionToken|accessToken|refreshToken|idToken|access_token|refresh_token|id_token|device_code|deviceCode|codeVerifier|challenge)$/;
 /** Query parameters that carry secrets or per-flow randomness. */
 const TOKEN_PARAM = new Set(["token", "state", "code", "code_challenge", "nonce", "device_code"]);
 const USER_CODE = new Set(["user_code", "userCode"]);
@@ -33,6 +35,8 @@ export class Normaliser {
   }
 
   value(value: unknown, key = ""): unknown {
+    // The WebAuthn relying party (`rp: { id, name }`, `rpId`): configuration, compared as it is (no id placeholder).
+    if (key === "rp" || key === "rpId") return value;
     if (value instanceof Date) return "<date>";
     if (Array.isArray(value)) return value.map((v) => this.value(v, key));
     if (value && typeof value === "object") {
@@ -47,6 +51,8 @@ export class Normaliser {
     if (TOKEN_KEY.test(key)) return "<token>";
     if (ID_KEY.test(key)) return this.id(value);
     if (USER_CODE.has(key)) return userCodeShape(value);
+    if (key === "backupCodes") return value.replace(/[A-Za-z0-9]/g, "x");
+    if (value.startsWith("otpauth://")) return otpauth(value);
     if (ISO_DATE.test(value)) return "<date>";
     if (/^https?:\/\//.test(value) || (URL_PARAM.has(key) && value.startsWith("/"))) return this.url(value);
     return value;
@@ -76,6 +82,28 @@ export class Normaliser {
     if (this.ids.has(value)) return this.ids.get(value)!;
     return value;
   }
+}
+
+/**
+ * An `otpauth://` URI (Key Uri Format) as an authenticator app reads it: type, label (issuer and
+ * account), issuer, and the parameters with their defaults when absent (SHA1, 6 digits, 30 s);
+ * the secret only as "present".
+ */
+function otpauth(raw: string): unknown {
+  const match = /^otpauth:\/\/([^/]+)\/([^?]*)\?(.*)$/.exec(raw);
+  if (!match) return raw;
+  const params = new URLSearchParams(match[3]);
+  const known = new Set(["secret", "issuer", "algorithm", "digits", "period"]);
+  return {
+    type: match[1],
+    label: decodeURIComponent(match[2]!),
+    issuer: params.get("issuer"),
+    algorithm: params.get("algorithm") ?? "SHA1",
+    digits: params.get("digits") ?? "6",
+    period: params.get("period") ?? "30",
+    secret: /^[A-Z2-7]+=*$/i.test(params.get("secret") ?? "") ? "<base32 secret>" : params.get("secret"),
+    ...Object.fromEntries([...params].filter(([k]) => !known.has(k))),
+  };
 }
 
 /** `ABCD-EF23` → `XXXX-XXXX`: the format of a user code without its value. */

@@ -9,8 +9,8 @@ import { createAdmin } from "../../src/modules/admin/bootstrap.service.ts";
 import { oidcProviders } from "../integration/oauth-helpers.ts";
 import { createTestDatabase } from "../harness/database.ts";
 import type { TestOidcProvider } from "../harness/oidc.ts";
-import { linkFrom, startSmtpSink } from "../harness/smtp.ts";
-import { BASE_PATH, MailCursor, SECRET, type Target } from "./targets.ts";
+import { startSmtpSink, type ReceivedMail } from "../harness/smtp.ts";
+import { BASE_PATH, MailCursor, PASSKEY_RP, SECRET, TWO_FACTOR_ISSUER, type ReadableMail, type Target } from "./targets.ts";
 
 /**
  * Real time, as better-auth sees it (records made one after the other get increasing
@@ -39,17 +39,18 @@ export async function startPortcullis(port: number, oidc: TestOidcProvider): Pro
     email: { smtpUrl: sink.url },
     user: { changeEmail: { enabled: true }, deleteUser: { enabled: true } },
     deviceAuthorization: { intervalSec: 1 },
+    twoFactor: { issuer: TWO_FACTOR_ISSUER },
+    passkey: { rpID: PASSKEY_RP.id, rpName: PASSKEY_RP.name },
     providers: oidcProviders(oidc),
   });
   await portcullis.listen(port, "127.0.0.1");
-  const cursor = new MailCursor(() =>
-    sink.messages.flatMap((m) => m.to.map((to) => ({ to, link: linkFrom(m, BASE_PATH) }))),
-  );
+  const cursor = new MailCursor(() => sink.messages.flatMap((m) => m.to.map((to) => readable(to, m))));
 
   return {
     side: "portcullis",
     origin,
-    nextMail: (address, timeoutMs = 5000) => cursor.next(address, timeoutMs),
+    nextMail: async (address, timeoutMs = 5000) => (await cursor.next(address, timeoutMs))?.link ?? null,
+    nextCode: async (address, timeoutMs = 5000) => (await cursor.next(address, timeoutMs))?.code ?? null,
     unreadMails: (addresses) => cursor.unread(addresses, 250),
     async promoteToAdmin(email) {
       const { app } = portcullis;
@@ -71,4 +72,14 @@ export async function startPortcullis(port: number, oidc: TestOidcProvider): Pro
       await db.drop();
     },
   };
+}
+
+/**
+ * What a mail carries: its first link to the service (verification, reset...), or, for a mail
+ * with none, the one-time code on a line of its own (the two-factor OTP mail, mail/templates.ts).
+ */
+function readable(to: string, mail: ReceivedMail): ReadableMail {
+  const link = (mail.text.match(/https?:\/\/[^\s<>"]+/g) ?? []).find((l) => l.includes(BASE_PATH)) ?? null;
+  const code = link === null ? (/^\s*(\d{6})\s*$/m.exec(mail.text)?.[1] ?? null) : null;
+  return { to, link, code };
 }

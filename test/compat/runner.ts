@@ -138,6 +138,14 @@ export class Run {
     return link;
   }
 
+  /** The one-time code of the next mail to `address` (two-factor OTP): records its shape; ends the run when none came. */
+  async code(step: string, address: string): Promise<string> {
+    const code = await this.target.nextCode(address);
+    this.push({ step, body: code === null ? "(no code)" : code.replace(/[0-9]/g, "#") });
+    if (code === null) throw new Abort(`no code mailed to ${address}`);
+    return code;
+  }
+
   /** A value the scenario computed (e.g. who a listing contains), recorded as a step. */
   note(step: string, value: unknown): void {
     this.push({ step, body: this.norm.value(value) });

@@ -19,6 +19,8 @@ export interface Target {
   origin: string;
   /** The link of the next unread mail to `address`, or null when none arrives within `timeoutMs`. */
   nextMail(address: string, timeoutMs?: number): Promise<string | null>;
+  /** The one-time code of the next unread mail to `address` (two-factor email OTP), or null as above. */
+  nextCode(address: string, timeoutMs?: number): Promise<string | null>;
   /** Per address, mails not read by nextMail yet (after a short wait for mails on their way); zero counts left out. */
   unreadMails(addresses: string[]): Promise<Record<string, number>>;
   /** Make an existing user an admin the way an operator does (Portcullis: create-admin). */
@@ -34,6 +36,16 @@ export interface Target {
 
 export const SECRET = "compat-secret-compat-secret-compat-0123456789";
 export const BASE_PATH = "/api/auth";
+/**
+ * Both servers' two-factor issuer (the name in the otpauth:// URI). better-auth's appName too:
+ * its get-totp-uri uses the appName whatever the plugin's `issuer` option says.
+ */
+export const TWO_FACTOR_ISSUER = "compat";
+/**
+ * Both servers' WebAuthn relying party. An RP ID is a domain (browsers refuse IP addresses);
+ * no ceremony runs here (the browser test does), so it only has to be the same on both sides.
+ */
+export const PASSKEY_RP = { id: "localhost", name: "Compat" } as const;
 
 export async function freePort(): Promise<number> {
   const probe = createServer();
@@ -43,8 +55,15 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Per-address read cursors over a list of received mails. */
-export class MailCursor<M extends { to: string; link: string }> {
+/** A received mail as the scenarios read it: the link it carries, or the one-time code (two-factor OTP). */
+export interface ReadableMail {
+  to: string;
+  link: string | null;
+  code: string | null;
+}
+
+/** Per-address read cursors over a list of received mails (links and codes alike: one sequence per address). */
+export class MailCursor<M extends ReadableMail> {
   private readonly read = new Map<string, number>();
   constructor(private readonly all: () => M[]) {}
 
@@ -52,14 +71,15 @@ export class MailCursor<M extends { to: string; link: string }> {
     return this.all().filter((m) => m.to === address.toLowerCase());
   }
 
-  async next(address: string, timeoutMs: number): Promise<string | null> {
+  /** The next unread mail to `address`, or null when none arrives within `timeoutMs`. */
+  async next(address: string, timeoutMs: number): Promise<M | null> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const seen = this.read.get(address.toLowerCase()) ?? 0;
       const mail = this.forAddress(address)[seen];
       if (mail) {
         this.read.set(address.toLowerCase(), seen + 1);
-        return mail.link;
+        return mail;
       }
       if (Date.now() >= deadline) return null;
       await new Promise((resolve) => setTimeout(resolve, 25));

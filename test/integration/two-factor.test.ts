@@ -89,6 +89,22 @@ describe("enrollment", () => {
     expect(session.body.user.twoFactorEnabled).toBe(true);
   });
 
+  it("a mailed code also turns an enrollment on (better-auth); without enable first it turns nothing on", async () => {
+    const user = await signUp(server);
+    expect((await tf("send-otp", {}, { bearer: user.token })).status).toBe(200);
+    const first = await sink.waitFor((m) => m.to.includes(user.email) && m.subject.startsWith("Your verification code"));
+    const plain = await tf("verify-otp", { code: /\b(\d{6})\b/.exec(first.text)![1] }, { bearer: user.token });
+    expect(plain.body.user.twoFactorEnabled).toBe(false);
+
+    await tf("enable", { password: PASSWORD }, { bearer: user.token });
+    await tf("send-otp", {}, { bearer: user.token });
+    const second = await sink.waitFor((m) => m.to.includes(user.email) && m !== first && m.subject.startsWith("Your verification code"));
+    const on = await tf("verify-otp", { code: /\b(\d{6})\b/.exec(second.text)![1] }, { bearer: user.token });
+    expect(on.status, on.text).toBe(200);
+    expect(on.body.user.twoFactorEnabled).toBe(true);
+    expect((await post(`${server.auth}/sign-in/email`, { email: user.email, password: PASSWORD })).body).toEqual({ twoFactorRedirect: true, twoFactorMethods: ["otp"] });
+  });
+
   it("needs the password: enable, get-totp-uri, generate-backup-codes and disable answer 400 INVALID_PASSWORD", async () => {
     const user = await enrolled();
     for (const path of ["enable", "get-totp-uri", "generate-backup-codes", "disable"]) {

@@ -94,6 +94,12 @@ async function verify(
   return { user: await loadUser(em, pending.userId), token: done.issued.token, issued: done.issued, trustToken: done.trustToken };
 }
 
+/** After the commit that turned two-factor on: cached sessions carry the user row. */
+function activated(app: App, verified: Verified): Verified {
+  app.sessionCache.evictUser(verified.user.id);
+  return { ...verified, user: { ...verified.user, twoFactorEnabled: true } };
+}
+
 /**
  * POST /two-factor/verify-totp. A code is accepted once: the step it belongs to is recorded by a
  * conditional update that only moves forward (RFC 6238 §5.2), so a replay in the same window, or
@@ -117,9 +123,7 @@ export async function verifyTotp(app: App, em: EntityManager, req: RequestInfo, 
     if (activates) await tx.nativeUpdate(User, { id: userId }, { twoFactorEnabled: true, updatedAt: app.clock.now() });
     return true;
   }, "INVALID_CODE");
-  if (!activates) return verified;
-  app.sessionCache.evictUser(userId);
-  return { ...verified, user: { ...verified.user, twoFactorEnabled: true } };
+  return activates ? activated(app, verified) : verified;
 }
 
 /** POST /two-factor/verify-backup-code: a code is one row, and using it is one conditional delete. */
@@ -166,10 +170,16 @@ export async function verifyOtp(app: App, em: EntityManager, req: RequestInfo, s
   }
   if (subject.kind === "session") await challenges.spendAttempt(app, em, holder);
   const otpHash = holder.otpHash;
-  return verify(app, em, req, subject, async (tx) => {
+  // As better-auth: a signed-in user who has enrolled (enable, with the password) may turn
+  // two-factor on with a mailed code instead of a TOTP code.
+  const activates = subject.kind === "session" && !subject.auth.user.twoFactorEnabled && (await findEnrollment(app, em, holder.userId)) !== null;
+  if (activates && subject.auth.session.impersonatedBy) throw new AuthError("IMPERSONATION_NOT_ALLOWED");
+  const verified = await verify(app, em, req, subject, async (tx) => {
     if (!keyedDigestMatches(`${holder.id}:${code}`, otpHash, app.secrets)) return false;
     // The session's holder is used up here (a pending sign-in's goes with the sign-in).
     if (subject.kind === "session") await challenges.consumeChallenge(app, tx, holder);
+    if (activates) await tx.nativeUpdate(User, { id: holder.userId }, { twoFactorEnabled: true, updatedAt: app.clock.now() });
     return true;
   }, "INVALID_CODE");
+  return activates ? activated(app, verified) : verified;
 }
