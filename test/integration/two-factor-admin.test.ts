@@ -69,6 +69,23 @@ describe("impersonation", () => {
 });
 
 describe("admin", () => {
+  it("removing a user removes its two-factor rows with it: enrollment, backup codes, pending sign-ins", async () => {
+    const user = await signUp(server);
+    await enroll(server, user);
+    expect((await signInReply(server, user.email)).body).toMatchObject({ twoFactorRedirect: true });
+    const conn = server.portcullis.app.orm.em.fork().getConnection();
+    const held = async () => {
+      const out: Record<string, number> = {};
+      for (const table of ["two_factors", "two_factor_backup_codes", "two_factor_challenges"]) {
+        out[table] = Number((await conn.execute(`select count(*) as n from ${table} where user_id = ?`, [user.id]))[0].n);
+      }
+      return out;
+    };
+    expect(await held()).toEqual({ two_factors: 1, two_factor_backup_codes: 10, two_factor_challenges: 1 });
+    expect((await adminPost(server, "remove-user", { userId: user.id }, admin.token)).status).toBe(200);
+    expect(await held()).toEqual({ two_factors: 0, two_factor_backup_codes: 0, two_factor_challenges: 0 });
+  });
+
   it("sees twoFactorEnabled in listings and resets a user's two-factor, audited", async () => {
     const user = await signUp(server);
     await enroll(server, user);

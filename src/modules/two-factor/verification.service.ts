@@ -55,6 +55,23 @@ async function loadUser(em: EntityManager, userId: string): Promise<UserRow> {
   return userRow(user);
 }
 
+/** Who is verifying, read once per request: the session's user, or the pending sign-in's. */
+interface Resolved {
+  userId: string;
+  /** The pending sign-in (sign-in context only). */
+  pending: challenges.Challenge | null;
+  enrollment: Enrollment | null;
+}
+
+async function resolve(app: App, em: EntityManager, subject: Subject): Promise<Resolved> {
+  if (subject.kind === "session") {
+    const userId = subject.auth.user.id;
+    return { userId, pending: null, enrollment: await findEnrollment(app, em, userId) };
+  }
+  const pending = await challenges.getPendingSignIn(app, em, subject.pendingToken);
+  return { userId: pending.userId, pending, enrollment: await findEnrollment(app, em, pending.userId) };
+}
+
 /**
  * Runs one verification: `check` decides inside the transaction that also ends a pending sign-in
  * (single-use) and issues its session, so a code accepted for a sign-in that another request has
@@ -66,21 +83,18 @@ async function verify(
   em: EntityManager,
   req: RequestInfo,
   subject: Subject,
-  check: (tx: EntityManager, userId: string, enrollment: Enrollment | null) => Promise<boolean>,
+  { pending, enrollment }: Resolved,
+  check: (tx: EntityManager) => Promise<boolean>,
   failure: "INVALID_CODE" | "INVALID_BACKUP_CODE",
 ): Promise<Verified> {
-  if (subject.kind === "session") {
-    const { user } = subject.auth;
-    const enrollment = await findEnrollment(app, em, user.id);
-    if (!(await em.transactional((tx) => check(tx, user.id, enrollment)))) throw new AuthError(failure);
-    return { user, token: subject.token, issued: null, trustToken: null };
+  if (subject.kind === "session" || !pending) {
+    if (subject.kind !== "session" || !(await em.transactional(check))) throw new AuthError(failure);
+    return { user: subject.auth.user, token: subject.token, issued: null, trustToken: null };
   }
-  const pending = await challenges.getPendingSignIn(app, em, subject.pendingToken);
-  const enrollment = await findEnrollment(app, em, pending.userId);
   assertNotLocked(app, enrollment);
   await challenges.spendAttempt(app, em, pending);
   const done = await em.transactional(async (tx) => {
-    if (!(await check(tx, pending.userId, enrollment))) return null;
+    if (!(await check(tx))) return null;
     await challenges.consumeChallenge(app, tx, pending);
     const issued = await issueSession(app, tx, req, { userId: pending.userId, rememberMe: pending.rememberMe });
     const trustToken = subject.trustDevice ? await challenges.trustDevice(app, tx, pending.userId) : null;
@@ -106,12 +120,12 @@ function activated(app: App, verified: Verified): Verified {
  * the same code racing in two requests, fails for all but one.
  */
 export async function verifyTotp(app: App, em: EntityManager, req: RequestInfo, subject: Subject, code: string): Promise<Verified> {
-  const userId = subject.kind === "session" ? subject.auth.user.id : (await challenges.getPendingSignIn(app, em, subject.pendingToken)).userId;
-  const enrollment = await findEnrollment(app, em, userId);
+  const resolved = await resolve(app, em, subject);
+  const { userId, enrollment } = resolved;
   if (!enrollment || (subject.kind === "sign-in" && !enrollment.verified)) throw new AuthError("TOTP_NOT_ENABLED");
   const activates = subject.kind === "session" && !enrollment.verified;
   if (activates && subject.auth.session.impersonatedBy) throw new AuthError("IMPERSONATION_NOT_ALLOWED");
-  const verified = await verify(app, em, req, subject, async (tx) => {
+  const verified = await verify(app, em, req, subject, resolved, async (tx) => {
     const step = totpStep(enrollment.secret, code, app.clock.now().getTime());
     if (step === null) return false;
     const moved = await tx.nativeUpdate(
@@ -127,16 +141,17 @@ export async function verifyTotp(app: App, em: EntityManager, req: RequestInfo, 
 }
 
 /** POST /two-factor/verify-backup-code: a code is one row, and using it is one conditional delete. */
-export function verifyBackupCode(app: App, em: EntityManager, req: RequestInfo, subject: Subject, code: string): Promise<Verified> {
-  return verify(app, em, req, subject, async (tx, userId, enrollment) => {
-    if (!enrollment) throw new AuthError("BACKUP_CODES_NOT_ENABLED");
-    return (await tx.nativeDelete(TwoFactorBackupCode, { user: userId, codeHash: backupCodeDigest(code) })) === 1;
-  }, "INVALID_BACKUP_CODE");
+export async function verifyBackupCode(app: App, em: EntityManager, req: RequestInfo, subject: Subject, code: string): Promise<Verified> {
+  const resolved = await resolve(app, em, subject);
+  if (!resolved.enrollment) throw new AuthError("BACKUP_CODES_NOT_ENABLED");
+  return verify(app, em, req, subject, resolved, async (tx) =>
+    (await tx.nativeDelete(TwoFactorBackupCode, { user: resolved.userId, codeHash: backupCodeDigest(code) })) === 1,
+  "INVALID_BACKUP_CODE");
 }
 
 /** The holder of a mailed code: the pending sign-in, or one per signed-in session. */
-async function otpHolder(app: App, em: EntityManager, subject: Subject, fresh: boolean) {
-  if (subject.kind === "sign-in") return challenges.getPendingSignIn(app, em, subject.pendingToken);
+async function otpHolder(app: App, em: EntityManager, subject: Subject, fresh: boolean, pending?: challenges.Challenge | null) {
+  if (subject.kind === "sign-in") return pending ?? challenges.getPendingSignIn(app, em, subject.pendingToken);
   const { session, user } = subject.auth;
   if (fresh) return challenges.replaceSessionChallenge(app, em, session.id, user.id);
   const found = await challenges.findSessionChallenge(app, em, session.id);
@@ -164,7 +179,8 @@ export async function sendOtp(app: App, em: EntityManager, requestId: string, su
 /** POST /two-factor/verify-otp: the mailed code, within 5 minutes, 5 tries, once. */
 export async function verifyOtp(app: App, em: EntityManager, req: RequestInfo, subject: Subject, code: string): Promise<Verified> {
   if (!app.config.twoFactor.otp.enabled) throw new AuthError("OTP_NOT_CONFIGURED");
-  const holder = await otpHolder(app, em, subject, false);
+  const resolved = await resolve(app, em, subject);
+  const holder = await otpHolder(app, em, subject, false, resolved.pending);
   if (!holder.otpHash || !holder.otpExpiresAt || holder.otpExpiresAt.getTime() <= app.clock.now().getTime()) {
     throw new AuthError("OTP_HAS_EXPIRED");
   }
@@ -172,9 +188,9 @@ export async function verifyOtp(app: App, em: EntityManager, req: RequestInfo, s
   const otpHash = holder.otpHash;
   // As better-auth: a signed-in user who has enrolled (enable, with the password) may turn
   // two-factor on with a mailed code instead of a TOTP code.
-  const activates = subject.kind === "session" && !subject.auth.user.twoFactorEnabled && (await findEnrollment(app, em, holder.userId)) !== null;
+  const activates = subject.kind === "session" && !subject.auth.user.twoFactorEnabled && resolved.enrollment !== null;
   if (activates && subject.auth.session.impersonatedBy) throw new AuthError("IMPERSONATION_NOT_ALLOWED");
-  const verified = await verify(app, em, req, subject, async (tx) => {
+  const verified = await verify(app, em, req, subject, resolved, async (tx) => {
     if (!keyedDigestMatches(`${holder.id}:${code}`, otpHash, app.secrets)) return false;
     // The session's holder is used up here (a pending sign-in's goes with the sign-in).
     if (subject.kind === "session") await challenges.consumeChallenge(app, tx, holder);
