@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/core";
 import { z } from "zod";
 import type { App } from "../../app.ts";
 import { sign, verify } from "../../crypto/signing.ts";
-import { constantTimeEqual, randomToken, sha256 } from "../../crypto/tokens.ts";
+import { constantTimeEqual, sha256 } from "../../crypto/tokens.ts";
 import { Verification } from "../../db/entities/index.ts";
+import { consumeVerification, storeVerification } from "../verification/verification.service.ts";
 
 /**
  * The OAuth `state` (RFC 6749 §10.12, RFC 9700 §4.7): 256 random bits that go to the provider
@@ -29,17 +29,8 @@ const stateValueSchema = z.object({
 export type OAuthState = z.output<typeof stateValueSchema>;
 
 export async function saveState(app: App, em: EntityManager, value: OAuthState): Promise<string> {
-  const state = randomToken(32);
-  const now = app.clock.now();
-  await em.insert(Verification, {
-    id: randomUUID(),
-    identifier: sha256(state),
-    purpose: PURPOSE,
-    value: JSON.stringify(stateValueSchema.parse(value)),
-    expiresAt: new Date(now.getTime() + STATE_TTL_MS),
-    createdAt: now,
-  });
-  return state;
+  const { token } = await storeVerification(app, em, PURPOSE, JSON.stringify(stateValueSchema.parse(value)), STATE_TTL_MS / 1000);
+  return token;
 }
 
 /** The state's row while it is live, without using it up (where a refused callback sends the browser). */
@@ -73,21 +64,11 @@ export function stateCookieMatches(app: App, state: string, cookie: string | nul
 }
 
 /**
- * Uses a state up. Two callbacks racing with the same state may both read the row; the single
- * conditional `DELETE ... WHERE identifier = ? AND expires_at > now` decides, and only the one
- * whose delete removed the row goes on (the same rule as verification tokens).
+ * Uses a state up: of two callbacks racing with one state, only the one whose conditional delete
+ * removed the row goes on (verification.service consumeVerification, as for mailed tokens).
  */
 export async function consumeState(app: App, em: EntityManager, state: string): Promise<OAuthState | null> {
-  if (state.length < 20 || state.length > 200) return null;
-  const identifier = sha256(state);
-  const row = await em.findOne(Verification, { identifier, purpose: PURPOSE }, { disableIdentityMap: true });
-  if (!row) return null;
-  const now = app.clock.now();
-  const deleted = await em.nativeDelete(Verification, { identifier, purpose: PURPOSE, expiresAt: { $gt: now } });
-  if (deleted !== 1) {
-    await em.nativeDelete(Verification, { id: row.id, expiresAt: { $lte: now } });
-    return null;
-  }
-  const parsed = stateValueSchema.safeParse(JSON.parse(row.value));
-  return parsed.success ? parsed.data : null;
+  const value = await consumeVerification(app, em, PURPOSE, state);
+  const parsed = value === null ? null : stateValueSchema.safeParse(JSON.parse(value));
+  return parsed?.success ? parsed.data : null;
 }

@@ -39,26 +39,48 @@ export interface IssuedToken {
   id: string;
 }
 
-export async function issueToken<V extends TokenValue>(
-  app: App,
-  em: EntityManager,
-  purpose: TokenPurpose,
-  value: V,
-  ttlSec: number,
-): Promise<IssuedToken> {
+/**
+ * THE single-use record (mailed links, OAuth state, passkey challenges): a row keyed by the
+ * SHA-256 of a fresh 256-bit token, which only its holder (a link, a cookie) keeps.
+ */
+export async function storeVerification(app: App, em: EntityManager, purpose: string, value: string, ttlSec: number): Promise<IssuedToken> {
   const token = randomToken(32);
   const id = randomUUID();
   const now = app.clock.now();
-  const { userId, ...rest } = value;
   await em.insert(Verification, {
     id,
     identifier: sha256(token),
     purpose,
-    value: JSON.stringify({ userId, ...rest }),
+    value,
     expiresAt: new Date(now.getTime() + ttlSec * 1000),
     createdAt: now,
   });
   return { token, id };
+}
+
+/**
+ * Uses a record up and returns its value. Two requests racing with the same token may both read
+ * the row; the single `DELETE ... WHERE identifier = ? AND expires_at > now` decides, and only the
+ * caller whose delete removed the row gets the value. Inside a transaction the delete also rolls
+ * back with the caller's other writes (a failed reset leaves its token usable).
+ */
+export async function consumeVerification(app: App, em: EntityManager, purpose: string, token: string): Promise<string | null> {
+  if (token.length < 20 || token.length > 200) return null;
+  const identifier = sha256(token);
+  const row = await em.findOne(Verification, { identifier, purpose }, { disableIdentityMap: true });
+  if (!row) return null;
+  const deleted = await em.nativeDelete(Verification, { identifier, purpose, expiresAt: { $gt: app.clock.now() } });
+  if (deleted !== 1) {
+    // Expired (or lost the race): clear an expired leftover so the table does not keep it.
+    await em.nativeDelete(Verification, { id: row.id, expiresAt: { $lte: app.clock.now() } });
+    return null;
+  }
+  return row.value;
+}
+
+export function issueToken<V extends TokenValue>(app: App, em: EntityManager, purpose: TokenPurpose, value: V, ttlSec: number): Promise<IssuedToken> {
+  const { userId, ...rest } = value;
+  return storeVerification(app, em, purpose, JSON.stringify({ userId, ...rest }), ttlSec);
 }
 
 /** Which of `purposes` a token was issued for (a read: consumeToken still decides who uses it). */
@@ -76,29 +98,10 @@ export async function findLiveToken(app: App, em: EntityManager, purpose: TokenP
   return row;
 }
 
-/**
- * Uses a token up. Two requests racing with the same token may both read the row; the single
- * `DELETE ... WHERE identifier = ? AND expires_at > now` decides, and only the caller whose
- * delete removed the row gets the value. Inside a transaction the delete also rolls back with
- * the caller's other writes, so a failed reset leaves the token usable.
- */
-export async function consumeToken<T extends TokenValue>(
-  app: App,
-  em: EntityManager,
-  purpose: TokenPurpose,
-  token: string,
-): Promise<T | null> {
-  if (token.length < 20 || token.length > 200) return null;
-  const identifier = sha256(token);
-  const row = await em.findOne(Verification, { identifier, purpose }, { disableIdentityMap: true });
-  if (!row) return null;
-  const deleted = await em.nativeDelete(Verification, { identifier, purpose, expiresAt: { $gt: app.clock.now() } });
-  if (deleted !== 1) {
-    // Expired (or lost the race): clear an expired leftover so the table does not keep it.
-    await em.nativeDelete(Verification, { id: row.id, expiresAt: { $lte: app.clock.now() } });
-    return null;
-  }
-  return JSON.parse(row.value) as T;
+/** Uses a mailed token up (consumeVerification): its value, or null. */
+export async function consumeToken<T extends TokenValue>(app: App, em: EntityManager, purpose: TokenPurpose, token: string): Promise<T | null> {
+  const value = await consumeVerification(app, em, purpose, token);
+  return value === null ? null : (JSON.parse(value) as T);
 }
 
 /** True when a live token of this purpose was issued for the user less than `withinSec` ago. */
