@@ -375,3 +375,34 @@ describe(`passkey module off (${testDialect})`, () => {
     }
   });
 });
+
+describe(`a squatter's passkey (${testDialect})`, () => {
+  it("dies with the password reset of the unverified account: the owner's reset signs the squatter's authenticator out for good", async () => {
+    const { startSmtpSink, linkFrom, onServer } = await import("../harness/smtp.ts");
+    const sink = await startSmtpSink();
+    const mailed = await startTestServer({ email: { smtpUrl: sink.url } }, { ownOrigin: true, publicHost: "localhost" });
+    try {
+      const squatter = await signUp(mailed);
+      const authenticator = new SoftAuthenticator(mailed.portcullis.app.origin);
+      const options = await get(`${mailed.auth}/passkey/generate-register-options`, { bearer: squatter.token });
+      const registered = await post(`${mailed.auth}/passkey/verify-registration`, { response: authenticator.register(options.body) }, { bearer: squatter.token, cookie: challengeCookie(options)!, headers: { origin: mailed.portcullis.app.origin } });
+      expect(registered.status, registered.text).toBe(200);
+
+      const passkeySignIn = async () => {
+        const auth = await get(`${mailed.auth}/passkey/generate-authenticate-options`);
+        return post(`${mailed.auth}/passkey/verify-authentication`, { response: authenticator.assert(auth.body) }, { cookie: challengeCookie(auth)!, headers: { origin: mailed.portcullis.app.origin } });
+      };
+      expect((await passkeySignIn()).status).toBe(200);
+
+      await post(`${mailed.auth}/request-password-reset`, { email: squatter.email });
+      const mail = await sink.waitFor((m) => m.to.includes(squatter.email) && m.subject === "Reset your password");
+      const token = new URL(onServer(linkFrom(mail, "/reset-password/"), mailed.url)).pathname.split("/").pop()!;
+      expect((await post(`${mailed.auth}/reset-password`, { token, newPassword: "the owner's password" })).status).toBe(200);
+
+      expectError(await passkeySignIn(), 401, "PASSKEY_NOT_FOUND");
+    } finally {
+      await mailed.close();
+      await sink.close();
+    }
+  });
+});
