@@ -49,7 +49,7 @@ function providersFromEnv(providers: PortcullisConfig["providers"], env: NodeJS.
   return out;
 }
 
-/** Environment overrides (PORT, HOST, DATABASE_URL, PUBLIC_URL, AUTH_SECRET or AUTH_SECRETS (comma-separated, newest first), SMTP_URL, <PROVIDER>_CLIENT_ID/_SECRET) on top of a config. */
+/** Environment overrides (PORT, HOST, DATABASE_URL, PUBLIC_URL, AUTH_SECRET or AUTH_SECRETS (comma-separated, newest first), SMTP_URL, REDIS_URL, <PROVIDER>_CLIENT_ID/_SECRET) on top of a config. */
 export function applyEnv(config: PortcullisConfig, env: NodeJS.ProcessEnv): PortcullisConfig {
   const out: PortcullisConfig = { ...config };
   if (env.PORT) {
@@ -73,6 +73,7 @@ export function applyEnv(config: PortcullisConfig, env: NodeJS.ProcessEnv): Port
     delete out.secret;
   }
   if (env.SMTP_URL) out.email = { ...config.email, smtpUrl: env.SMTP_URL };
+  if (env.REDIS_URL) out.rateLimit = { ...config.rateLimit, redisUrl: env.REDIS_URL };
   out.providers = providersFromEnv(config.providers, env);
   return out;
 }

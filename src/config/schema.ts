@@ -127,9 +127,13 @@ export const configSchema = z
         rules: z.record(z.string().startsWith("/"), rateLimitRule).default({}),
         /**
          * `memory`: counts per process. `database`: the `rate_limits` table, shared by every
-         * instance on the database; if it fails, counting falls back to memory (logged).
+         * instance on the database. `redis`: a Redis server (`redisUrl`), shared by every
+         * instance that names it. A shared store that fails falls back to per-instance memory
+         * counts (logged). Default: `database` on PostgreSQL (multi-instance deployments), else `memory`.
          */
-        storage: z.enum(["memory", "database"]).default("memory"),
+        storage: z.enum(["memory", "database", "redis"]).optional(),
+        /** `redis://` or `rediss://` URL of the Redis server for `storage: "redis"` (env REDIS_URL). */
+        redisUrl: z.string().refine((v) => URL.canParse(v) && /^rediss?:$/.test(new URL(v).protocol), "must be a redis:// or rediss:// URL").optional(),
         /**
          * Password-reset and verification mails per normalised address and purpose, whatever
          * the client IP (src/modules/rate-limit/address-limit.ts); `false` turns it off.
@@ -137,6 +141,7 @@ export const configSchema = z
         perAddress: rateLimitRule.default({ window: 15 * 60, max: 3 }),
       })
       .strict()
+      .refine((r) => r.storage !== "redis" || r.redisUrl !== undefined, { message: "storage redis needs redisUrl (or REDIS_URL)", path: ["redisUrl"] })
       .prefault({}),
     /** Account self-service (CONTRACT.md §9), better-auth's `user` options. */
     user: z

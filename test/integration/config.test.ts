@@ -39,7 +39,7 @@ describe("invalid configs are rejected, naming the bad key", () => {
     ["a bad trusted origin", { trustedOrigins: ["not a url"] }, /\btrustedOrigins\b/],
     ["an unknown database scheme", { databaseUrl: "mysql://x" }, /\bdatabaseUrl\b/],
     ["a bad rate-limit rule", { rateLimit: { rules: { "/sign-in/email": { window: 10, max: 0 } } } }, /rateLimit\.rules/],
-    ["a bad rate-limit storage", { rateLimit: { storage: "redis" } }, /rateLimit\.storage/],
+    ["a bad rate-limit storage", { rateLimit: { storage: "memcached" } }, /rateLimit\.storage/],
     ["a bad log level", { logLevel: "loud" }, /\blogLevel\b/],
   ];
   for (const [title, config, key] of cases) {

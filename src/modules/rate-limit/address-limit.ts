@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { ResolvedConfig } from "../../config/index.ts";
 import type { DatabaseTarget } from "../../db/orm.ts";
-import { databaseStore, isSqliteBusy, STORE_TIMEOUT_MS, withTimeout, type Store } from "./rate-limit.ts";
+import { isSqliteBusy, sharedStore, STORE_TIMEOUT_MS, withTimeout, type Store } from "./rate-limit.ts";
 
 /**
  * Per-address limit on the mails anyone can trigger for an address (issue 11 item 15):
@@ -35,7 +35,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function createAddressLimiter(config: ResolvedConfig["rateLimit"], deps: AddressLimiterDeps): AddressLimiter {
   const rule = config.perAddress;
   if (!config.enabled || rule === false) return { allow: async () => true, close: async () => {} };
-  const store: Store | null = config.storage === "database" ? databaseStore(deps.target, deps.logger) : null;
+  const store: Store | null = sharedStore(config, deps);
   const opts = { points: rule.max, duration: rule.window, keyPrefix: "address" };
   const limiter: RateLimiterAbstract = store ? store.make(opts) : new RateLimiterMemory(opts);
   // While the shared store fails, this instance still counts (same fallback as rate-limit.ts).

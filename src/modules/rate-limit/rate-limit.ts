@@ -2,9 +2,11 @@ import { createHash } from "node:crypto";
 import Database from "better-sqlite3";
 import pg from "pg";
 import type { Logger } from "pino";
+import { Redis } from "ioredis";
 import {
   RateLimiterMemory,
   RateLimiterPostgres,
+  RateLimiterRedis,
   RateLimiterRes,
   RateLimiterSQLite,
   type RateLimiterAbstract,
@@ -17,8 +19,8 @@ export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfter
 export interface RateLimiter {
   /** `path` is the REST path below the base path (tRPC calls are mapped onto it). */
   consume(ip: string, path: string): Promise<RateLimitDecision>;
-  /** Where the counts live: this process, the shared database, or nowhere (limits off). */
-  readonly storage: "memory" | "database" | "off";
+  /** Where the counts live: this process, the shared database, Redis, or nowhere (limits off). */
+  readonly storage: RateLimitStorage | "off";
   close(): Promise<void>;
 }
 
@@ -83,11 +85,49 @@ export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+export type RateLimitStorage = "memory" | "database" | "redis";
+
+/** `rateLimit.storage`, or its default: shared (`database`) on PostgreSQL, where instances are several. */
+export function storageOf(config: ResolvedConfig["rateLimit"], target: DatabaseTarget): RateLimitStorage {
+  return config.storage ?? (target.dialect === "postgresql" ? "database" : "memory");
+}
+
+/** The shared store the config names, or null for per-process memory counts. */
+export function sharedStore(config: ResolvedConfig["rateLimit"], deps: RateLimiterDeps): Store | null {
+  const storage = storageOf(config, deps.target);
+  if (storage === "database") return databaseStore(deps.target, deps.logger);
+  if (storage === "redis") return redisStore(config.redisUrl!, deps.logger);
+  return null;
+}
+
 export interface Store {
   make(opts: { points: number; duration: number; keyPrefix: string }): RateLimiterAbstract;
   /** SQLite: its connection never waits on a lock (busy_timeout 0), so a busy write is retried here, asynchronously. */
   retryBusy: boolean;
   close(): Promise<void>;
+}
+
+/**
+ * Redis (rate-limiter-flexible's atomic INCR + PEXPIRE script). No offline queue and one retry
+ * per command: while Redis is away a call fails at once and the caller counts in memory,
+ * instead of queueing requests behind a reconnect.
+ */
+export function redisStore(url: string, logger: Logger): Store {
+  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: STORE_TIMEOUT_MS });
+  let lastReport = 0;
+  client.on("error", (err) => {
+    // ioredis reports every reconnect attempt: one line per 10 s is enough.
+    if (Date.now() - lastReport < 10_000) return;
+    lastReport = Date.now();
+    logger.warn({ err }, "rate limit store (redis) connection failed");
+  });
+  return {
+    make: (opts) => new RateLimiterRedis({ ...opts, storeClient: client }),
+    retryBusy: false,
+    close: async () => {
+      client.disconnect();
+    },
+  };
 }
 
 export function databaseStore(target: DatabaseTarget, logger: Logger): Store {
@@ -120,11 +160,12 @@ export function databaseStore(target: DatabaseTarget, logger: Logger): Store {
  * Per client IP and path (CONTRACT.md §8). Exact rules win over wildcard rules, which win over
  * the default window; a rule set to `false` disables limiting for its paths.
  *
- * Storage: `memory` (default) counts in this process; `database` keeps the counts in the
- * `rate_limits` table (rate-limiter-flexible's PostgreSQL or SQLite store), so every instance
- * on one database shares them.
+ * Storage: `memory` (the default on SQLite) counts in this process; `database` (the default on
+ * PostgreSQL) keeps the counts in the `rate_limits` table (rate-limiter-flexible's PostgreSQL or
+ * SQLite store), so every instance on one database shares them; `redis` keeps them in Redis,
+ * for deployments of many instances.
  *
- * When the database store fails (an error, or no answer within STORE_TIMEOUT_MS) the request
+ * When a shared store fails (an error, or no answer within STORE_TIMEOUT_MS) the request
  * is NOT refused and NOT let through unlimited: it is counted by a per-instance memory limiter
  * with the same rule, and the failure is logged (at most one error line per 10 s). An outage
  * of the counter table therefore degrades the limits to per-instance ones instead of taking
@@ -132,8 +173,8 @@ export function databaseStore(target: DatabaseTarget, logger: Logger): Store {
  */
 export function createRateLimiter(config: ResolvedConfig["rateLimit"], deps: RateLimiterDeps): RateLimiter {
   if (!config.enabled) return { storage: "off", consume: async () => ({ allowed: true }), close: async () => {} };
-  const database = config.storage === "database";
-  const store = database ? databaseStore(deps.target, deps.logger) : null;
+  const storage = storageOf(config, deps.target);
+  const store = sharedStore(config, deps);
 
   const build = (pattern: string, points: number, duration: number): Rule => {
     const opts = { points, duration, keyPrefix: keyPrefix(pattern) };
@@ -173,7 +214,7 @@ export function createRateLimiter(config: ResolvedConfig["rateLimit"], deps: Rat
   };
 
   return {
-    storage: database ? "database" : "memory",
+    storage,
     async consume(ip, path) {
       const rule = rules.find((r) => matches(r.pattern, path)) ?? defaultRule;
       if (rule.store === null) return { allowed: true };
