@@ -1,7 +1,11 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // Tests import the package's own entries ("portcullis/client") from the sources, never a build.
+  resolve: { conditions: ["source"] },
+  ssr: { resolve: { conditions: ["source"], externalConditions: ["source"] } },
   test: {
+    globalSetup: ["test/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Files run in parallel workers; each builds its own server and database.

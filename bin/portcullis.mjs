@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx's loader (no build step needed).
-import { register } from "tsx/esm/api";
+// The CLI, compiled (dist/, ESM): no TypeScript loader in the serving process. A checkout whose
+// sources are newer than dist/ (or has none yet) builds first (scripts/build.mjs).
+import { ensureBuilt } from "../scripts/build.mjs";
 
-register();
-await import("../src/cli.ts");
+ensureBuilt();
+await import("../dist/src/cli.js");

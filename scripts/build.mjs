@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// `npm run build` / `prepare`: TypeScript to dist/ (ESM + .d.ts, tsconfig.build.json), only when a
+// source is newer than the last build. bin/portcullis.mjs calls ensureBuilt() too, so a checkout
+// whose sources moved (git pull) never starts stale code; an installed copy (no sources) skips it.
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const stamp = join(root, "dist", ".build-stamp");
+const inputs = ["src", "rest-bridge"];
+const configs = ["tsconfig.json", "tsconfig.build.json", "package.json"];
+
+function newestSourceMs() {
+  let newest = 0;
+  for (const dir of inputs) {
+    const abs = join(root, dir);
+    if (!existsSync(abs)) continue;
+    for (const entry of readdirSync(abs, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile() && entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(join(entry.parentPath ?? entry.path, entry.name)).mtimeMs);
+    }
+  }
+  for (const file of configs) if (existsSync(join(root, file))) newest = Math.max(newest, statSync(join(root, file)).mtimeMs);
+  return newest;
+}
+
+/** Whether dist/ is older than the sources (false when there are no sources: an installed copy). */
+export function isStale() {
+  if (!existsSync(join(root, "src"))) return false;
+  return !existsSync(stamp) || statSync(stamp).mtimeMs < newestSourceMs();
+}
+
+export function build() {
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+  const started = Date.now();
+  const result = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { cwd: root, stdio: "inherit" });
+  if (result.status !== 0) throw new Error(`build failed (tsc exited with ${result.status})`);
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+  return Date.now() - started;
+}
+
+export function ensureBuilt() {
+  if (!isStale()) return;
+  process.stderr.write("portcullis: building dist/ (sources changed since the last build) ...\n");
+  const ms = build();
+  process.stderr.write(`portcullis: built in ${(ms / 1000).toFixed(1)} s\n`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  if (process.argv.includes("--if-stale")) ensureBuilt();
+  else build();
+}
