@@ -1,9 +1,5 @@
+import { escapeHtml } from "../security/html.ts";
 import type { MailMessage } from "./mailer.ts";
-
-/** User-supplied text (a name) goes into HTML; never let it become markup. */
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 function minutes(seconds: number): string {
   const m = Math.round(seconds / 60);

@@ -1,18 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { App } from "../../app.ts";
+import { escapeHtml } from "../../security/html.ts";
 
 /**
  * The built-in verification page (RFC 8628 §3.3): plain HTML and one inline script calling the
  * REST bridge with the session cookie. Nothing from the request is written into the HTML; the
  * script reads `user_code` from the URL and only ever sets textContent.
  */
-
-const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
-}
 
 const STYLE = `
 body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}

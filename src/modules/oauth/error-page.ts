@@ -1,5 +1,5 @@
 import { ERRORS } from "../../errors.ts";
-import { escapeHtml } from "../device/device.page.ts";
+import { escapeHtml } from "../../security/html.ts";
 
 /**
  * GET {base}/error?error=CODE (CONTRACT.md §9, better-auth's error page): where a browser lands
