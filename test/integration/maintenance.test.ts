@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { DeviceCode, RateLimit, Session, Verification } from "../../src/db/entities/index.ts";
+import { AuditEvent, DeviceCode, RateLimit, Session, Verification } from "../../src/db/entities/index.ts";
 import type { PortcullisConfig } from "../../src/index.ts";
 import { DAY, HOUR, MINUTE, SECOND } from "../harness/clock.ts";
 import { testDialect } from "../harness/database.ts";
@@ -76,7 +76,7 @@ describe(`the sweeper (${testDialect})`, () => {
     expect((await get(`${s.auth}/get-session`, { bearer: live.token })).body.user.id).toBe(live.id);
     expect(log.lines().find((l) => l.msg === "expired rows swept")?.swept.sessions).toBe(7);
     // nothing left: a second sweep deletes nothing
-    expect(await s.portcullis.sweeper.sweepOnce()).toEqual({ sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0 });
+    expect(await s.portcullis.sweeper.sweepOnce()).toEqual({ sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0, auditEvents: 0 });
   });
 
   it("deletes expired verification records, device codes a day past expiry (expired_token until then) and spent rate-limit rows", async () => {
@@ -97,7 +97,7 @@ describe(`the sweeper (${testDialect})`, () => {
     expect(await em(s).count(RateLimit, {})).toBeGreaterThan(0);
 
     const swept = await s.portcullis.sweeper.sweepOnce();
-    expect(swept).toEqual({ sessions: 0, verifications: 3, deviceCodes: 1, rateLimits: expect.any(Number), twoFactorChallenges: 0 });
+    expect(swept).toEqual({ sessions: 0, verifications: 3, deviceCodes: 1, rateLimits: expect.any(Number), twoFactorChallenges: 0, auditEvents: 0 });
     expect(swept.rateLimits).toBeGreaterThan(0);
     expect(await em(s).count(RateLimit, {})).toBe(0);
     expect((await em(s).find(Verification, {})).map((v) => v.identifier)).toEqual(["a".repeat(64)]);
@@ -107,6 +107,25 @@ describe(`the sweeper (${testDialect})`, () => {
       post(`${s.auth}/device/token`, { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: deviceCode, client_id: "tv" });
     expect((await poll(second.body.device_code)).body.error).toBe("expired_token");
     expect((await poll(first.body.device_code)).body.error).toBe("invalid_grant");
+  });
+
+  it("keeps the audit trail for sweeper.auditRetentionDays (365 by default) and no longer; null keeps it forever", async () => {
+    const s = await start({ sweeper: { intervalSec: 0, auditRetentionDays: 30 } });
+    const forever = await start({ sweeper: { intervalSec: 0, auditRetentionDays: null } });
+    expect(s.portcullis.app.config.sweeper.auditRetentionDays).toBe(30);
+    const nowMs = s.clock.now().getTime();
+    const event = (server: typeof s, daysAgo: number, action: string) =>
+      em(server).insert(AuditEvent, { id: crypto.randomUUID(), actorId: null, impersonatorId: null, action, targetType: "user", targetId: null, ip: null, userAgent: null, metadata: null, createdAt: new Date(nowMs - daysAgo * DAY) });
+    for (const server of [s, forever]) {
+      await event(server, 31, "old");
+      await event(server, 29, "recent");
+    }
+    expect((await s.portcullis.sweeper.sweepOnce()).auditEvents).toBe(1);
+    expect((await em(s).find(AuditEvent, {})).map((e) => e.action)).toEqual(["recent"]);
+    expect((await forever.portcullis.sweeper.sweepOnce()).auditEvents).toBe(0);
+    expect(await em(forever).count(AuditEvent, {})).toBe(2);
+    const defaults = await start({ sweeper: { intervalSec: 0 } });
+    expect(defaults.portcullis.app.config.sweeper.auditRetentionDays).toBe(365);
   });
 
   it("runs on its schedule and stops on close", async () => {

@@ -7,6 +7,7 @@ export interface SweepResult {
   deviceCodes: number;
   rateLimits: number;
   twoFactorChallenges: number;
+  auditEvents: number;
 }
 
 export interface Sweeper {
@@ -46,6 +47,15 @@ const TARGETS: Target[] = [
   { name: "twoFactorChallenges", table: "two_factor_challenges", key: "id", column: "expires_at", cutoff: (now) => now },
 ];
 
+const DAY_MS = 24 * 3600 * 1000;
+
+/** The expiring tables, and the audit trail past `sweeper.auditRetentionDays` when one is set. */
+function targetsOf(auditRetentionDays: number | null): Target[] {
+  if (auditRetentionDays === null) return TARGETS;
+  const audit: Target = { name: "auditEvents", table: "audit_events", key: "id", column: "created_at", cutoff: (now) => now - auditRetentionDays * DAY_MS };
+  return [...TARGETS, audit];
+}
+
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
@@ -55,7 +65,8 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  * one is simply not found by the other.
  */
 export function createSweeper(app: App): Sweeper {
-  const { intervalSec, batchSize } = app.config.sweeper;
+  const { intervalSec, batchSize, auditRetentionDays } = app.config.sweeper;
+  const targets = targetsOf(auditRetentionDays);
   const sqlite = app.config.databaseUrl.startsWith("sqlite:");
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<SweepResult> | undefined;
@@ -78,8 +89,8 @@ export function createSweeper(app: App): Sweeper {
 
   async function sweep(): Promise<SweepResult> {
     const nowMs = app.clock.now().getTime();
-    const result: SweepResult = { sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0 };
-    for (const target of TARGETS) result[target.name] = await sweepTable(target, nowMs);
+    const result: SweepResult = { sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0, auditEvents: 0 };
+    for (const target of targets) result[target.name] = await sweepTable(target, nowMs);
     if (Object.values(result).some((n) => n > 0)) app.logger.info({ swept: result }, "expired rows swept");
     return result;
   }
