@@ -1,5 +1,5 @@
 /**
- * Baseline: raw argon2id verifies per second with the server's parameters, in its own process.
+ * Baseline: raw argon2id verifies (or hashes: BENCH_ARGON2_OP=hash) per second with the server's parameters, in its own process.
  * Keeps BENCH_ARGON2_CONCURRENCY verifies in flight (default: the libuv thread pool size, as the
  * server also verifies concurrently) for BENCH_DURATION seconds, then prints one JSON line.
  */
@@ -14,6 +14,8 @@ const durationSec = Number(process.env.BENCH_DURATION ?? 10);
 const threadPoolSize = Number(process.env.UV_THREADPOOL_SIZE) || 4;
 const concurrency = Number(process.env.BENCH_ARGON2_CONCURRENCY) || threadPoolSize;
 const warmupSec = Number(process.env.BENCH_WARMUP ?? 1);
+/** BENCH_ARGON2_OP=hash: hashes (a fresh salt each, as sign-up does) instead of verifies. */
+const OP = process.env.BENCH_ARGON2_OP === "hash" ? "hash" : "verify";
 
 const encoded = await hash(PASSWORD, OPTIONS);
 
@@ -23,8 +25,8 @@ async function run(seconds: number, latencies: number[] | null): Promise<number>
   const worker = async () => {
     while (performance.now() < deadline) {
       const t0 = performance.now();
-      const ok = await verify(encoded, PASSWORD);
-      if (!ok) throw new Error("argon2 verify returned false");
+      if (OP === "hash") await hash(PASSWORD, OPTIONS);
+      else if (!(await verify(encoded, PASSWORD))) throw new Error("argon2 verify returned false");
       latencies?.push(performance.now() - t0);
       done++;
     }

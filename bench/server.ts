@@ -43,29 +43,34 @@ const { expiresInSec } = portcullis.app.config.session;
 const tokens: string[] = [];
 const BATCH = 500;
 for (let start = 0; start < users; start += BATCH) {
+  // Native inserts: no unit-of-work flush, which would switch on MikroORM's AsyncLocalStorage
+  // in this process (the service itself never flushes, see src/db/transaction.ts).
   const em = portcullis.app.orm.em.fork();
   const now = new Date();
+  const batch = { users: [] as object[], accounts: [] as object[], sessions: [] as object[] };
   for (let i = start; i < Math.min(users, start + BATCH); i++) {
     const id = randomUUID();
     const email = i === 0 ? SIGN_IN_EMAIL : `bench-user-${i}@example.com`;
-    em.create(User, {
+    batch.users.push({
       id, email, emailVerified: true, name: `Bench User ${i}`, image: null, username: null,
       displayUsername: null, role: "user", banned: false, createdAt: now, updatedAt: now,
     });
-    em.create(Account, {
+    batch.accounts.push({
       id: randomUUID(), user: id, providerId: "credential", accountId: id, password: passwordHash,
       createdAt: now, updatedAt: now,
     });
     const token = randomToken();
     tokens.push(token);
-    em.create(Session, {
+    batch.sessions.push({
       id: randomUUID(), tokenHash: sha256(token), user: id,
       // Freshly extended: get-session stays read-only for the whole run (no sliding-expiry write).
       expiresAt: new Date(now.getTime() + expiresInSec * 1000), rememberMe: true,
       ipAddress: "127.0.0.1", userAgent: "portcullis-bench", impersonatedBy: null, createdAt: now, updatedAt: now,
     });
   }
-  await em.flush();
+  await em.insertMany(User, batch.users as never[]);
+  await em.insertMany(Account, batch.accounts as never[]);
+  await em.insertMany(Session, batch.sessions as never[]);
 }
 const seedMs = performance.now() - seedStarted;
 
@@ -83,6 +88,7 @@ reportReady({
   token: tokens[Math.floor(tokens.length / 2)],
   signIn: { email: SIGN_IN_EMAIL, password: SIGN_IN_PASSWORD },
   publicUrl: portcullis.app.config.publicUrl,
+  cookieName: portcullis.app.cookieName,
   threadPoolSize: Number(process.env.UV_THREADPOOL_SIZE) || 4,
   // Effective TTL of the in-process session cache (null if this build has none).
   sessionCacheTtlMs: (portcullis.app as { sessionCache?: { ttlMs?: number } }).sessionCache?.ttlMs ?? null,

@@ -13,6 +13,7 @@ import { MAX_BODY_BYTES, parseBody, readJsonText, RequestAborted } from "./body.
 import { effectHeaders } from "./cookies.ts";
 import { sendError, sendJson } from "./errors.ts";
 import { checkLoginOrigin, checkOrigin, checkRateLimit, clientIpResolver, type ClientIpOf } from "./guards.ts";
+import { serveGetSession } from "./get-session.ts";
 import { failureToErrorPage, prefersHtml, sendHtml } from "./html.ts";
 import { normalisePath } from "./paths.ts";
 import { createRouteMatcher, loginProcedures, restPathByProcedure, routes, type RouteMatch } from "./routes.ts";
@@ -128,15 +129,73 @@ async function trpc(app: App, req: IncomingMessage, res: ServerResponse, procedu
   if (!res.writableEnded) throw new RequestAborted("the client closed the connection before the answer");
 }
 
+/**
+ * Request ids: UUID-shaped, a random per-process prefix and a counter (unique across
+ * processes, and no random bytes drawn per request).
+ */
+const REQUEST_ID_PREFIX = randomUUID().slice(0, 24);
+let requestSeq = 0;
+export function nextRequestId(): string {
+  requestSeq = (requestSeq + 1) % 0x1000000000000;
+  return REQUEST_ID_PREFIX + requestSeq.toString(16).padStart(12, "0");
+}
+
 /** The node:http handler: /api/trpc → tRPC adapter, {basePath} → the REST bridge. */
 export function createRequestHandler(app: App) {
   const matchRoute = createRouteMatcher(routes);
   const ipOf = clientIpResolver(app.config.trustProxy);
   const base = app.config.basePath;
   const devicePage = devicePagePath(app.config);
-  return async function handle(req: IncomingMessage, res: ServerResponse) {
+  const getSessionTarget = `${base}/get-session`;
+
+  /** Route pattern only: paths and queries may carry tokens. Nothing is built when the level is off. */
+  function logRequest(req: IncomingMessage, res: ServerResponse, requestId: string, label: string, started: number, aborted: boolean) {
+    if (!app.logger.isLevelEnabled("info")) return;
+    // A client that left gets nginx's 499 "client closed request": its own doing, never a 5xx of ours.
+    const status = aborted ? 499 : res.statusCode;
+    app.logger.info({ requestId, method: req.method, route: label, status, durationMs: Math.round(performance.now() - started), ...(aborted ? { aborted } : {}) }, "request");
+  }
+
+  /** Answers a failure; true when the client had left (logged as 499). */
+  function fail(res: ServerResponse, err: unknown, requestId: string): boolean {
+    if (err instanceof RequestAborted) {
+      res.destroy();
+      return true;
+    }
+    const auth = toAuthError(err);
+    if (auth.authCode === "INTERNAL_SERVER_ERROR") app.logger.error({ requestId, err: auth.cause }, "unexpected failure");
+    if (!res.headersSent) sendError(res, auth, requestId);
+    else res.destroy();
+    return false;
+  }
+
+  /** The hot path (get-session.ts): the exact target only; any other spelling takes the general route. */
+  function getSession(req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
     const started = performance.now();
-    const requestId = randomUUID();
+    const label = "/get-session";
+    try {
+      const pending = serveGetSession(app, req, res, ipOf);
+      if (!pending) {
+        logRequest(req, res, nextRequestId(), label, started, false);
+        return undefined;
+      }
+      return pending.then(
+        () => logRequest(req, res, nextRequestId(), label, started, false),
+        (err: unknown) => {
+          const requestId = nextRequestId();
+          logRequest(req, res, requestId, label, started, fail(res, err, requestId));
+        },
+      );
+    } catch (err) {
+      const requestId = nextRequestId();
+      logRequest(req, res, requestId, label, started, fail(res, err, requestId));
+      return undefined;
+    }
+  }
+
+  async function general(req: IncomingMessage, res: ServerResponse) {
+    const started = performance.now();
+    const requestId = nextRequestId();
     const call: Call = { requestId, ipOf };
     let label = "unmatched";
     let aborted = false;
@@ -160,21 +219,15 @@ export function createRequestHandler(app: App) {
         await bridge(app, req, res, url, match, call);
       }
     } catch (err) {
-      if (err instanceof RequestAborted) {
-        aborted = true;
-        res.destroy();
-        return;
-      }
-      const auth = toAuthError(err);
-      if (auth.authCode === "INTERNAL_SERVER_ERROR") app.logger.error({ requestId, err: auth.cause }, "unexpected failure");
-      if (!res.headersSent) sendError(res, auth, requestId);
-      else res.destroy();
+      aborted = fail(res, err, requestId);
     } finally {
-      // Route pattern only: paths and queries may carry tokens. A client that left gets nginx's
-      // 499 "client closed request": its own doing, never a 5xx of ours.
-      const status = aborted ? 499 : res.statusCode;
-      app.logger.info({ requestId, method: req.method, route: label, status, durationMs: Math.round(performance.now() - started), ...(aborted ? { aborted } : {}) }, "request");
+      logRequest(req, res, requestId, label, started, aborted);
     }
+  }
+
+  return function handle(req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
+    if (req.url === getSessionTarget && req.method === "GET") return getSession(req, res);
+    return general(req, res);
   };
 }
 

@@ -88,7 +88,7 @@ export function createContext(app: App, input: ContextInput): Context {
       return (cookieHeader && parseCookies(cookieHeader)[ownCookieName(app, name)]) || null;
     },
     getSession() {
-      session ??= token ? resolveSession(app, token) : Promise.resolve(null);
+      session ??= Promise.resolve(token ? resolveSession(app, token) : null);
       return session.then((s) => {
         // Sliding expiry moved: re-send the cookie (browser clients only).
         if (s?.extended && source === "cookie" && !ctx.effects.sessionCookie) {

@@ -23,7 +23,7 @@ export function createSqliteSessionStore(file: string): SessionStore {
   const bool = (v: unknown) => v === 1 || v === true;
 
   return {
-    async findByTokenHash(tokenHash: string): Promise<SessionWithUser | null> {
+    findByTokenHash(tokenHash: string): SessionWithUser | null {
       const row = lookup.get(tokenHash) as Record<string, unknown> | undefined;
       return row ? mapRow(row, date, bool) : null;
     },
@@ -31,7 +31,7 @@ export function createSqliteSessionStore(file: string): SessionStore {
       const row = credential[field].get(value) as Record<string, unknown> | undefined;
       return row ? mapCredential(row, date, bool) : null;
     },
-    async extend(sessionId, expiresAt, now) {
+    extend(sessionId, expiresAt, now) {
       try {
         extend.run(expiresAt.getTime(), now.getTime(), sessionId);
       } catch (err) {

@@ -42,12 +42,15 @@ export interface Credential {
   passwordHash: string;
 }
 
+/** A value now (SQLite answers synchronously: no promise on the hot path) or later. */
+export type MaybePromise<T> = T | Promise<T>;
+
 export interface SessionStore {
-  findByTokenHash(tokenHash: string): Promise<SessionWithUser | null>;
+  findByTokenHash(tokenHash: string): MaybePromise<SessionWithUser | null>;
   /** Password sign-in lookup: the user and its credential account's hash, one prepared query. */
   findCredential(field: "email" | "username", value: string): Promise<Credential | null>;
   /** Sliding expiry; best effort (a busy database skips it, the next request retries). */
-  extend(sessionId: string, expiresAt: Date, now: Date): Promise<void>;
+  extend(sessionId: string, expiresAt: Date, now: Date): MaybePromise<void>;
   close(): Promise<void>;
 }
 

@@ -124,7 +124,7 @@ export const adminRouter = router({
     }
     // The request carried the admin's token (its admin_session cookie): handing it back is no new grant.
     handOverSession(ctx, { token: result.token, cookieMaxAgeSec: result.cookieMaxAgeSec });
-    return result.auth.body;
+    return result.auth.entry.body;
   }),
 
   listUserSessions: withPermission("session", ["list"])

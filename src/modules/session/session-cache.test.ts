@@ -49,4 +49,49 @@ describe("SessionCache", () => {
     expect(entry.body.user.banExpires).toBeNull();
     expect(entry.body.session.token).toBe("token-a");
   });
+
+  it("keeps the most recently used entries when full", () => {
+    const cache = new SessionCache(1000, 2);
+    cache.set("a", row("u1", "s1"), 0, "token-a");
+    cache.set("b", row("u2", "s2"), 0, "token-b");
+    expect(cache.get("a", 1)).toBeDefined(); // "b" is now the least recently used
+    cache.set("c", row("u3", "s3"), 0, "token-c");
+    expect(cache.get("b", 1)).toBeUndefined();
+    expect(cache.get("a", 1)).toBeDefined();
+    expect(cache.get("c", 1)).toBeDefined();
+    expect(cache.size).toBe(2);
+  });
+
+  it("does not store what a lookup read while an eviction happened (it may predate the revoking commit)", () => {
+    const cache = new SessionCache(1000);
+    const before = cache.generation;
+    cache.evictUser("u1"); // a revoke committed while the lookup was in flight
+    const entry = cache.set("a", row("u1", "s1"), 0, "token-a", before);
+    expect(entry.json).toContain("token-a"); // the answer is still built for the request in flight
+    expect(cache.get("a", 1)).toBeUndefined();
+    cache.set("a", row("u1", "s1"), 0, "token-a", cache.generation);
+    expect(cache.get("a", 1)).toBeDefined();
+  });
+
+  it("tells other instances what it evicted, and applies theirs without echoing them", () => {
+    const cache = new SessionCache(1000);
+    const sent: unknown[] = [];
+    cache.publish = (msg) => sent.push(msg);
+    cache.set("a", row("u1", "s1"), 0, "token-a");
+    cache.set("b", row("u2", "s2"), 0, "token-b");
+    cache.evictDigest("a");
+    cache.evictUser("u9");
+    expect(sent).toEqual([{ digests: ["a"] }, { users: ["u9"] }]);
+    cache.apply({ users: ["u2"] });
+    expect(cache.get("b", 1)).toBeUndefined();
+    expect(sent).toHaveLength(2);
+  });
+
+  it("writes the JSON and its byte length once per entry", () => {
+    const cache = new SessionCache(1000);
+    const entry = cache.set("a", { ...row("u1", "s1"), user: { ...row("u1", "s1").user, name: "Zoë" } }, 0, "token-a");
+    expect(JSON.parse(entry.json)).toEqual(entry.body);
+    expect(entry.bytes).toBe(Buffer.byteLength(entry.json));
+    expect(entry.bytes).toBeGreaterThan(entry.json.length);
+  });
 });

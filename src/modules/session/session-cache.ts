@@ -1,53 +1,84 @@
 import type { SessionWithUser } from "../../db/session-store/index.ts";
 import { publicSession, publicUser, type PublicSession, type PublicUser } from "./session.serialize.ts";
 
-interface Entry {
+export interface SessionEntry {
   value: SessionWithUser;
-  /** The get-session body, serialized once per entry; `session.token` echoes the presented token (CONTRACT.md §2). */
+  /** The get-session body; `session.token` echoes the presented token (CONTRACT.md §2). */
   body: { session: PublicSession & { token: string }; user: PublicUser };
+  /** `body` serialized once per entry: what the REST bridge writes for a get-session answer. */
+  json: string;
+  /** Its length in bytes (the content-length). */
+  bytes: number;
   cachedAtMs: number;
 }
 
+/** An eviction as other instances (workers, processes) hear of it: token digests, user ids, or everything. */
+export type Invalidation = { digests: string[] } | { users: string[] } | { all: true };
+
 /**
- * Short-lived, in-process cache of resolved sessions keyed by the token's digest
+ * Short-lived, bounded, in-process cache of resolved sessions keyed by the token's digest
  * (PERFORMANCE.md point 4). Expiry and bans are still checked on every hit; every write that
- * revokes a session or changes a user evicts it here, and `ttlMs` bounds what another process
- * sharing the database could miss. Off (ttlMs 0) unless the config enables it.
+ * revokes a session or changes a user evicts it here, after its commit, and tells the other
+ * instances through `publish` (session-invalidation.ts). Least recently used entries go first
+ * when `maxEntries` is reached. Off (ttlMs 0) unless the config enables it.
+ *
+ * A lookup that was in flight while an eviction happened must not store what it read: it may
+ * have read the row before the revoking write committed. `generation` moves on every eviction;
+ * `set()` stores only when it is still the one the lookup started with.
  */
 export class SessionCache {
-  private readonly byDigest = new Map<string, Entry>();
+  private readonly byDigest = new Map<string, SessionEntry>();
   private readonly byUser = new Map<string, Set<string>>();
+  private gen = 0;
+  /** Set by the invalidation channel: tells other instances what this one evicted. */
+  publish: ((msg: Invalidation) => void) | null = null;
 
   constructor(
     readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
+    readonly maxEntries = 10_000,
   ) {}
 
   get enabled(): boolean {
     return this.ttlMs > 0;
   }
 
-  get(digest: string, nowMs: number): Entry | undefined {
+  get size(): number {
+    return this.byDigest.size;
+  }
+
+  /** Read before a database lookup; hand it to set() after. */
+  get generation(): number {
+    return this.gen;
+  }
+
+  get(digest: string, nowMs: number): SessionEntry | undefined {
     const entry = this.byDigest.get(digest);
     if (!entry) return undefined;
     if (nowMs - entry.cachedAtMs >= this.ttlMs || nowMs < entry.cachedAtMs) {
-      this.evictDigest(digest);
+      this.dropDigest(digest);
       return undefined;
     }
+    // Most recently used last: Map keeps insertion order, so the first key is the LRU one.
+    this.byDigest.delete(digest);
+    this.byDigest.set(digest, entry);
     return entry;
   }
 
-  /** `token`: the raw token whose digest is `digest` (kept in memory only, like the request that carried it). */
-  set(digest: string, value: SessionWithUser, nowMs: number, token: string): Entry {
-    const entry: Entry = {
-      value,
-      body: { session: { ...publicSession(value.session), token }, user: publicUser(value.user) },
-      cachedAtMs: nowMs,
-    };
-    if (!this.enabled) return entry;
-    if (this.byDigest.size >= this.maxEntries) {
+  /**
+   * The entry for a looked-up row; stored only when the cache is on and nothing was evicted
+   * since `generation` was read. `token`: the raw token whose digest is `digest` (kept in memory
+   * only, like the request that carried it).
+   */
+  set(digest: string, value: SessionWithUser, nowMs: number, token: string, generation = this.gen): SessionEntry {
+    const body = { session: { ...publicSession(value.session), token }, user: publicUser(value.user) };
+    const json = JSON.stringify(body);
+    const entry: SessionEntry = { value, body, json, bytes: Buffer.byteLength(json), cachedAtMs: nowMs };
+    if (!this.enabled || generation !== this.gen) return entry;
+    this.dropDigest(digest);
+    while (this.byDigest.size >= this.maxEntries) {
       const oldest = this.byDigest.keys().next().value;
-      if (oldest !== undefined) this.evictDigest(oldest);
+      if (oldest === undefined) break;
+      this.dropDigest(oldest);
     }
     this.byDigest.set(digest, entry);
     let digests = this.byUser.get(value.user.id);
@@ -56,25 +87,48 @@ export class SessionCache {
     return entry;
   }
 
+  /** One session (sign-out, revoke): here and on every other instance. */
   evictDigest(digest: string): void {
+    this.apply({ digests: [digest] });
+    this.publish?.({ digests: [digest] });
+  }
+
+  /** Every session of a user (revoke all, ban, any change to the user row): here and on every other instance. */
+  evictUser(userId: string): void {
+    this.apply({ users: [userId] });
+    this.publish?.({ users: [userId] });
+  }
+
+  /** Evicts what another instance reported (or everything): locally only, never re-published. */
+  apply(msg: Invalidation): void {
+    this.gen++;
+    if ("all" in msg) {
+      this.byDigest.clear();
+      this.byUser.clear();
+      return;
+    }
+    if ("digests" in msg) {
+      for (const digest of msg.digests) this.dropDigest(digest);
+      return;
+    }
+    for (const userId of msg.users) {
+      const digests = this.byUser.get(userId);
+      if (!digests) continue;
+      for (const digest of digests) this.byDigest.delete(digest);
+      this.byUser.delete(userId);
+    }
+  }
+
+  clear(): void {
+    this.apply({ all: true });
+  }
+
+  private dropDigest(digest: string): void {
     const entry = this.byDigest.get(digest);
     if (!entry) return;
     this.byDigest.delete(digest);
     const digests = this.byUser.get(entry.value.user.id);
     digests?.delete(digest);
     if (digests?.size === 0) this.byUser.delete(entry.value.user.id);
-  }
-
-  /** Every cached session of a user: after a revoke, a ban, or any change to the user row. */
-  evictUser(userId: string): void {
-    const digests = this.byUser.get(userId);
-    if (!digests) return;
-    for (const digest of digests) this.byDigest.delete(digest);
-    this.byUser.delete(userId);
-  }
-
-  clear(): void {
-    this.byDigest.clear();
-    this.byUser.clear();
   }
 }

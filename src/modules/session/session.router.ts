@@ -2,6 +2,7 @@ import { z } from "zod";
 import { sha256 } from "../../crypto/tokens.ts";
 import { authedProcedure, publicProcedure } from "../../trpc/init.ts";
 import { publicSession } from "./session.serialize.ts";
+import { answerGetSession } from "./get-session.ts";
 import { listedToken } from "./session-handle.ts";
 import * as service from "./session.service.ts";
 
@@ -10,14 +11,11 @@ const revokeInput = z
   .refine((v) => v.token !== undefined || v.id !== undefined, { message: "token or id is required", path: ["token"] });
 
 export const sessionProcedures = {
-  // Hot path: no output schema (PERFORMANCE.md point 3).
+  // Hot path: no output schema (PERFORMANCE.md point 3). The REST bridge calls answerGetSession directly.
   getSession: publicProcedure.query(async ({ ctx }) => {
-    const auth = await ctx.getSession();
-    if (auth) return auth.body;
-    // A cookie naming the dead session (revoked, expired, banned) is cleared, as better-auth does,
-    // also when the same token came as Bearer too; a cookie of another session is left alone.
-    if (ctx.sessionToken && ctx.readCookie("session_token") === ctx.sessionToken) ctx.effects.sessionCookie = { clear: true };
-    return null;
+    const answer = await answerGetSession(ctx.app, ctx.sessionToken, ctx.tokenSource, () => ctx.readCookie("session_token"));
+    if (answer.cookie && !ctx.effects.sessionCookie) ctx.effects.sessionCookie = answer.cookie;
+    return answer.resolved?.entry.body ?? null;
   }),
 
   signOut: publicProcedure.mutation(async ({ ctx }) => {

@@ -4,8 +4,8 @@ import type { App } from "../../app.ts";
 import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { AuthError } from "../../errors.ts";
 import { Session, TwoFactorChallenge, type ISession } from "../../db/entities/index.ts";
-import type { SessionRow, SessionWithUser } from "../../db/session-store/index.ts";
-import type { PublicSession, PublicUser } from "./session.serialize.ts";
+import type { MaybePromise, SessionRow, SessionWithUser } from "../../db/session-store/index.ts";
+import type { SessionEntry } from "./session-cache.ts";
 import { sessionRefOf } from "./session-handle.ts";
 
 export interface RequestInfo {
@@ -57,8 +57,8 @@ export async function issueSession(app: App, em: EntityManager, req: RequestInfo
 export interface ResolvedSession extends SessionWithUser {
   /** True when this request moved the sliding expiry (the cookie is re-sent). */
   extended: boolean;
-  /** The get-session answer, serialized once per cache entry. */
-  body: { session: PublicSession & { token: string }; user: PublicUser };
+  /** The get-session answer (and its JSON), serialized once per cache entry. */
+  entry: SessionEntry;
 }
 
 /** The answer of every sign-in path to a banned user, with the operator's message (CONTRACT.md §3). */
@@ -73,18 +73,24 @@ export function isBanActive(user: { banned: boolean; banExpires: Date | null }, 
 /**
  * The per-request session check: one prepared lookup, no write unless the sliding window moves
  * (CONTRACT.md §3: more than `updateAge` since the last extension, remember-me sessions only).
+ * Synchronous when the answer is cached or the store answers at once (SQLite): no promise, no
+ * microtask on the hot path.
  */
-export async function resolveSession(app: App, token: string): Promise<ResolvedSession | null> {
+export function resolveSession(app: App, token: string): MaybePromise<ResolvedSession | null> {
   if (token.length < 20 || token.length > 200) return null;
   const digest = sha256(token);
   const now = app.clock.now();
+  const cached = app.sessionCache.get(digest, now.getTime());
+  if (cached) return settle(app, digest, token, cached, now);
+  const generation = app.sessionCache.generation;
+  const found = app.sessions.findByTokenHash(digest);
+  const store = (row: SessionWithUser | null) =>
+    row ? settle(app, digest, token, app.sessionCache.set(digest, row, now.getTime(), token, generation), now) : null;
+  return found instanceof Promise ? found.then(store) : store(found);
+}
+
+function settle(app: App, digest: string, token: string, entry: SessionEntry, now: Date): MaybePromise<ResolvedSession | null> {
   const nowMs = now.getTime();
-  let entry = app.sessionCache.get(digest, nowMs);
-  if (!entry) {
-    const found = await app.sessions.findByTokenHash(digest);
-    if (!found) return null;
-    entry = app.sessionCache.set(digest, found, nowMs, token);
-  }
   const { session, user } = entry.value;
   if (session.expiresAt.getTime() <= nowMs || isBanActive(user, now)) {
     app.sessionCache.evictDigest(digest);
@@ -92,13 +98,17 @@ export async function resolveSession(app: App, token: string): Promise<ResolvedS
   }
   const { expiresInSec, updateAgeSec } = app.config.session;
   const lastExtendedMs = session.expiresAt.getTime() - expiresInSec * 1000;
-  if (session.rememberMe && !session.impersonatedBy && nowMs - lastExtendedMs > updateAgeSec * 1000) {
-    const expiresAt = new Date(nowMs + expiresInSec * 1000);
-    await app.sessions.extend(session.id, expiresAt, now);
-    const moved = app.sessionCache.set(digest, { user, session: { ...session, expiresAt, updatedAt: now } }, nowMs, token);
-    return { ...moved.value, body: moved.body, extended: true };
+  if (!session.rememberMe || session.impersonatedBy || nowMs - lastExtendedMs <= updateAgeSec * 1000) {
+    return { session, user, entry, extended: false };
   }
-  return { session, user, body: entry.body, extended: false };
+  const expiresAt = new Date(nowMs + expiresInSec * 1000);
+  const generation = app.sessionCache.generation;
+  const moved = (): ResolvedSession => {
+    const next = app.sessionCache.set(digest, { user, session: { ...session, expiresAt, updatedAt: now } }, nowMs, token, generation);
+    return { ...next.value, entry: next, extended: true };
+  };
+  const written = app.sessions.extend(session.id, expiresAt, now);
+  return written instanceof Promise ? written.then(moved) : moved();
 }
 
 export async function listActiveSessions(app: App, em: EntityManager, userId: string): Promise<ISession[]> {

@@ -1,0 +1,39 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { parse as parseCookies } from "cookie";
+import type { App } from "../src/app.ts";
+import { answerGetSession, type GetSessionAnswer } from "../src/modules/session/get-session.ts";
+import { readSessionToken } from "../src/trpc/context.ts";
+import { sessionCookieHeader } from "./cookies.ts";
+import { checkRateLimit, type ClientIpOf } from "./guards.ts";
+
+/**
+ * GET {base}/get-session, the hot path, called by the bridge directly: no tRPC caller, no
+ * context object, no URL parsing, no header copies, no promise when the answer is at hand
+ * (cached, or SQLite), and the cached answer's JSON written with one `res.end`. The same
+ * function answers the tRPC procedure (src/modules/session/get-session.ts).
+ */
+export function serveGetSession(app: App, req: IncomingMessage, res: ServerResponse, ipOf: ClientIpOf): Promise<void> | undefined {
+  if (app.rateLimiter.storage !== "off") return checkRateLimit(app, ipOf(req), "/get-session").then(() => answer(app, req, res));
+  return answer(app, req, res);
+}
+
+function answer(app: App, req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
+  const { token, source } = readSessionToken(app, req.headers);
+  const readCookie = () => (req.headers.cookie ? (parseCookies(req.headers.cookie)[app.cookieName] ?? null) : null);
+  const found = answerGetSession(app, token, source, readCookie);
+  if (found instanceof Promise) return found.then((a) => write(app, res, a));
+  write(app, res, found);
+  return undefined;
+}
+
+function write(app: App, res: ServerResponse, a: GetSessionAnswer): void {
+  const entry = a.resolved?.entry;
+  const head = [
+    "content-type", "application/json; charset=utf-8",
+    "content-length", entry ? String(entry.bytes) : "4",
+    "cache-control", "no-store",
+  ];
+  if (a.cookie) head.push("set-cookie", sessionCookieHeader(app, a.cookie));
+  res.writeHead(200, head);
+  res.end(entry ? entry.json : "null");
+}
