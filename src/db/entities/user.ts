@@ -1,8 +1,29 @@
 import { defineEntity, type InferEntity } from "@mikro-orm/core";
 
+/**
+ * Admin list-users (modules/admin/list-users.service.ts) at scale: one (column, id) index per
+ * sortable column, read forwards or backwards, so a page is an index walk and never a sort of
+ * the table (the default order is createdAt, id; email and id sort on their unique indexes).
+ * The two search indexes are dialect-specific (migrations Migration20261126000000_list_users):
+ * GIN trigram indexes on lower(email) and lower(name) on PostgreSQL (pg_trgm, for the
+ * `lower(col) like '%…%'` searches), plain indexes on the same expressions on SQLite, where
+ * they make the search's count a scan of a narrow covering index. The schema diff compares
+ * expression indexes by name only, so the expressions below are PostgreSQL's.
+ */
 export const User = defineEntity({
   name: "User",
   tableName: "users",
+  indexes: [
+    { name: "users_created_at_id_index", properties: ["createdAt", "id"] },
+    { name: "users_updated_at_id_index", properties: ["updatedAt", "id"] },
+    { name: "users_name_id_index", properties: ["name", "id"] },
+    { name: "users_username_id_index", properties: ["username", "id"] },
+    { name: "users_role_id_index", properties: ["role", "id"] },
+    { name: "users_banned_id_index", properties: ["banned", "id"] },
+    { name: "users_email_verified_id_index", properties: ["emailVerified", "id"] },
+    { name: "users_email_search_index", expression: `create index "users_email_search_index" on "users" using gin (lower("email") gin_trgm_ops)` },
+    { name: "users_name_search_index", expression: `create index "users_name_search_index" on "users" using gin (lower("name") gin_trgm_ops)` },
+  ],
   properties: (p) => ({
     id: p.uuid().primary(),
     // Stored lower-cased (CONTRACT.md §2); uniqueness is the database's job.

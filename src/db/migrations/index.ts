@@ -9,6 +9,8 @@ import { Migration20261122017000_rate_limits as SqliteRateLimits } from "./sqlit
 import { Migration20261122017000_rate_limits as PostgresRateLimits } from "./postgresql/Migration20261122017000_rate_limits.ts";
 import { Migration20261124100000_second_factors as SqliteSecondFactors } from "./sqlite/Migration20261124100000_second_factors.ts";
 import { Migration20261124100000_second_factors as PostgresSecondFactors } from "./postgresql/Migration20261124100000_second_factors.ts";
+import { Migration20261126000000_list_users as SqliteListUsers } from "./sqlite/Migration20261126000000_list_users.ts";
+import { Migration20261126000000_list_users as PostgresListUsers } from "./postgresql/Migration20261126000000_list_users.ts";
 
 // Listed explicitly (no file globbing): works the same under tsx, vitest and a bundle.
 // SQLite and PostgreSQL keep separate folders because their SQL differs (STACK.md trap 4).
@@ -18,6 +20,7 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261122011500_audit", class: SqliteAudit },
   { name: "Migration20261122017000_rate_limits", class: SqliteRateLimits },
   { name: "Migration20261124100000_second_factors", class: SqliteSecondFactors },
+  { name: "Migration20261126000000_list_users", class: SqliteListUsers },
 ];
 export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: PostgresInitial },
@@ -25,4 +28,5 @@ export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122011500_audit", class: PostgresAudit },
   { name: "Migration20261122017000_rate_limits", class: PostgresRateLimits },
   { name: "Migration20261124100000_second_factors", class: PostgresSecondFactors },
+  { name: "Migration20261126000000_list_users", class: PostgresListUsers },
 ];
