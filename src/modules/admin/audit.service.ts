@@ -54,11 +54,11 @@ export function uuidv7(nowMs = Date.now()): string {
 }
 
 /**
- * Adds the record to `em`: the caller's transaction flushes it with the change it describes,
- * so there is never a change without its record, nor a record of a change that rolled back.
+ * Writes the record at once (a native insert) with `em`: the transaction of the change it
+ * describes, so there is never a change without its record, nor a record of a change that rolled back.
  */
-export function recordAudit(em: EntityManager, clock: Clock, actor: Actor, entry: AuditEntry): IAuditEvent {
-  return em.create(AuditEvent, {
+export async function recordAudit(em: EntityManager, clock: Clock, actor: Actor, entry: AuditEntry): Promise<void> {
+  await em.insert(AuditEvent, {
     id: uuidv7(),
     actorId: actor.userId,
     impersonatorId: entry.impersonatorId !== undefined ? entry.impersonatorId : actor.impersonatorId,
@@ -87,12 +87,11 @@ export function publicAuditEvent(e: IAuditEvent) {
   };
 }
 
-/** Newest first; the count runs in the database. */
+/** Newest first; the count runs in the database (not findAndCount: it runs in an AsyncLocalStorage, src/db/transaction.ts). */
 export async function listAuditEvents(em: EntityManager, page: { limit: number; offset: number }) {
-  const [events, total] = await em.findAndCount(
-    AuditEvent,
-    {},
-    { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: page.limit, offset: page.offset },
-  );
+  const [events, total] = await Promise.all([
+    em.find(AuditEvent, {}, { orderBy: [{ createdAt: "desc" }, { id: "desc" }], limit: page.limit, offset: page.offset }),
+    em.count(AuditEvent, {}),
+  ]);
   return { events: events.map(publicAuditEvent), total, limit: page.limit, offset: page.offset };
 }

@@ -22,16 +22,14 @@ export function banUser(app: App, em: EntityManager, actor: Actor, input: BanInp
   const banReason = input.banReason || "No reason";
   return changeUser(app, em, actor, input.userId, "ban-user", async (user, tx, alsoEvict) => {
     if (user.id === actor.userId) throw new AuthError("YOU_CANNOT_BAN_YOURSELF");
-    Object.assign(user, { banned: true, banReason, banExpires });
     alsoEvict.push(...(await endSessionsOf(app, tx, user.id)));
-    return { banReason, banExpires: banExpires?.toISOString() ?? null };
+    return { set: { banned: true, banReason, banExpires }, metadata: { banReason, banExpires: banExpires?.toISOString() ?? null } };
   });
 }
 
 export function unbanUser(app: App, em: EntityManager, actor: Actor, userId: string) {
-  return changeUser(app, em, actor, userId, "unban-user", (user) => {
-    const wasBanned = user.banned;
-    Object.assign(user, { banned: false, banReason: null, banExpires: null });
-    return { wasBanned };
-  });
+  return changeUser(app, em, actor, userId, "unban-user", (user) => ({
+    set: { banned: false, banReason: null, banExpires: null },
+    metadata: { wasBanned: user.banned },
+  }));
 }

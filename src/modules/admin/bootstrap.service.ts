@@ -3,6 +3,7 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { ResolvedConfig } from "../../config/index.ts";
 import { hashPassword } from "../../crypto/password.ts";
 import { Account, User } from "../../db/entities/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { checkPasswordLength, parseEmail } from "../email-password/email-password.rules.ts";
 import { CREDENTIAL_PROVIDER, credentialAccount } from "../email-password/email-password.service.ts";
@@ -39,9 +40,9 @@ export async function createAdmin(
   if (existing) {
     const roles = existing.role.split(",").map((r) => r.trim()).filter(Boolean);
     if (!roles.includes(adminRole)) {
-      await em.transactional(async (tx) => {
+      await inTransaction(em, async (tx) => {
         await tx.nativeUpdate(User, { id: existing.id }, { role: [...roles, adminRole].join(","), updatedAt: now });
-        recordAudit(tx, config.clock, CLI, { action: "create-admin", targetType: "user", targetId: existing.id, metadata: { promoted: true, role: adminRole } });
+        await recordAudit(tx, config.clock, CLI, { action: "create-admin", targetType: "user", targetId: existing.id, metadata: { promoted: true, role: adminRole } });
       });
     }
     return { userId: existing.id, created: false };
@@ -54,8 +55,8 @@ export async function createAdmin(
   const passwordHash = await hashPassword(password);
   const userId = randomUUID();
   await mapUniqueViolation(() =>
-    em.transactional(async (tx) => {
-      tx.create(User, {
+    inTransaction(em, async (tx) => {
+      await tx.insert(User, {
         id: userId,
         email,
         emailVerified: true,
@@ -68,9 +69,8 @@ export async function createAdmin(
         createdAt: now,
         updatedAt: now,
       });
-      await tx.flush();
-      tx.create(Account, credentialAccount(userId, passwordHash, now));
-      recordAudit(tx, config.clock, CLI, { action: "create-admin", targetType: "user", targetId: userId, metadata: { promoted: false, role: adminRole } });
+      await tx.insert(Account, credentialAccount(userId, passwordHash, now));
+      await recordAudit(tx, config.clock, CLI, { action: "create-admin", targetType: "user", targetId: userId, metadata: { promoted: false, role: adminRole } });
     }),
   );
   return { userId, created: true };

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { Session, User } from "../../db/entities/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
 import {
   isBanActive,
@@ -13,6 +14,7 @@ import {
 import { recordAudit, type Actor } from "./audit.service.ts";
 import { isAdminUser } from "./permissions.ts";
 import { getUser } from "./sessions.service.ts";
+import { userRow } from "../user/user.mapper.ts";
 
 export interface ImpersonateInput {
   userId: string;
@@ -37,14 +39,12 @@ export async function impersonateUser(app: App, em: EntityManager, actor: Actor 
   // Impersonation is a way to get a session: a banned target answers like every sign-in.
   if (isBanActive({ banned: target.banned, banExpires: target.banExpires ?? null }, now)) throw bannedUser(app);
   const durationSec = app.config.admin.impersonationSessionDuration;
-  const issued = await em.transactional(async (tx) => {
-    if (target.banned) {
-      // An expired ban lifts itself at the next session, as at sign-in.
-      await tx.nativeUpdate(User, { id: target.id }, { banned: false, banReason: null, banExpires: null, updatedAt: now });
-      Object.assign(target, { banned: false, banReason: null, banExpires: null, updatedAt: now });
-    }
+  // An expired ban lifts itself at the next session, as at sign-in.
+  const liftsBan = target.banned;
+  const issued = await inTransaction(em, async (tx) => {
+    if (liftsBan) await tx.nativeUpdate(User, { id: target.id }, { banned: false, banReason: null, banExpires: null, updatedAt: now });
     const issued = await issueSession(app, tx, req, { userId: target.id, rememberMe: false, impersonatedBy: actor.userId, expiresInSec: durationSec });
-    recordAudit(tx, app.clock, actor, {
+    await recordAudit(tx, app.clock, actor, {
       action: "impersonate-user",
       targetType: "user",
       targetId: target.id,
@@ -54,7 +54,8 @@ export async function impersonateUser(app: App, em: EntityManager, actor: Actor 
     return issued;
   });
   app.sessionCache.evictUser(target.id);
-  return { issued, user: target };
+  const user = liftsBan ? { ...userRow(target), banned: false, banReason: null, banExpires: null, updatedAt: now } : target;
+  return { issued, user };
 }
 
 export type Restored =
@@ -82,9 +83,9 @@ export async function stopImpersonating(
   const own = adminToken ? await resolveSession(app, adminToken) : null;
   const kept = own && own.user.id === adminId && !own.session.impersonatedBy ? own : null;
   const actor: Actor = { userId: auth.user.id, impersonatorId: adminId, ip: req.ip, userAgent: req.userAgent };
-  await em.transactional(async (tx) => {
+  await inTransaction(em, async (tx) => {
     await tx.nativeDelete(Session, { id: auth.session.id });
-    recordAudit(tx, app.clock, actor, {
+    await recordAudit(tx, app.clock, actor, {
       action: "stop-impersonating",
       targetType: "user",
       targetId: auth.user.id,

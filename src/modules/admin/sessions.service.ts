@@ -1,6 +1,7 @@
 import { LockMode, type EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { Session, User, type ISession, type IUser } from "../../db/entities/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
 import { publicSession } from "../session/session.serialize.ts";
 import { endImpersonationsBy, revokeAllSessions } from "../session/session.service.ts";
@@ -72,9 +73,9 @@ export async function revokeUserSession(app: App, em: EntityManager, actor: Acto
   const where = "tokenHash" in named ? named : isUuid(named.id) ? named : null;
   const session = where ? await em.findOne(Session, where) : null;
   if (!session) throw new AuthError("SESSION_NOT_FOUND");
-  await em.transactional(async (tx) => {
+  await inTransaction(em, async (tx) => {
     await tx.nativeDelete(Session, { id: session.id });
-    recordAudit(tx, app.clock, actor, {
+    await recordAudit(tx, app.clock, actor, {
       action: "revoke-user-session",
       targetType: "session",
       targetId: session.id,
@@ -89,9 +90,9 @@ export async function revokeUserSession(app: App, em: EntityManager, actor: Acto
  * `{ success: true }`); the attempt is still an admin action, so it is audited all the same.
  */
 export async function revokeUserSessions(app: App, em: EntityManager, actor: Actor, userId: string): Promise<void> {
-  await em.transactional(async (tx) => {
+  await inTransaction(em, async (tx) => {
     const deleted = isUuid(userId) ? await revokeAllSessions(app, tx, userId) : 0;
-    recordAudit(tx, app.clock, actor, {
+    await recordAudit(tx, app.clock, actor, {
       action: "revoke-user-sessions",
       targetType: "user",
       targetId: userId,

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { EntityManager } from "@mikro-orm/core";
+import { LockMode, type EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { hashPassword } from "../../crypto/password.ts";
 import { Account, User, type IUser } from "../../db/entities/index.ts";
+import type { UserRow } from "../../db/session-store/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
 import { checkPasswordLength, parseEmail, parseUsername } from "../email-password/email-password.rules.ts";
@@ -12,7 +14,7 @@ import { recordAudit, type Actor } from "./audit.service.ts";
 import { hasPermission } from "./permissions.ts";
 import { deleteUserAndEverything } from "../user/user-access.service.ts";
 import { removeTwoFactor } from "../two-factor/enrollment.service.ts";
-import { endImpersonationsBy, endSessionsOf, getUser } from "./sessions.service.ts";
+import { endImpersonationsBy, endSessionsOf, getUser, isUuid } from "./sessions.service.ts";
 
 /** `"a,b"` or `["a", "b"]` → `"a,b"`; every name must be a configured role (better-auth's rule). */
 export function parseRoles(app: App, value: string | string[]): string {
@@ -43,40 +45,47 @@ export async function createUser(app: App, em: EntityManager, actor: Actor, inpu
   if (input.password !== undefined) checkPasswordLength(app.config, input.password);
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
   const now = app.clock.now();
-  return mapUniqueViolation(() =>
-    em.transactional(async (tx) => {
-      const user = tx.create(User, {
-        id: randomUUID(),
-        email,
-        emailVerified: input.data?.emailVerified ?? false,
-        name: input.name,
-        image: input.data?.image ?? null,
-        username,
-        displayUsername: username === null ? null : (input.data?.displayUsername ?? input.data?.username ?? null),
-        role,
-        banned: false,
-        createdAt: now,
-        updatedAt: now,
-      });
-      if (passwordHash) {
-        tx.create(Account, credentialAccount(user.id, passwordHash, now));
-      }
-      recordAudit(tx, app.clock, actor, {
+  const user: UserRow = {
+    id: randomUUID(),
+    email,
+    emailVerified: input.data?.emailVerified ?? false,
+    name: input.name,
+    image: input.data?.image ?? null,
+    username,
+    displayUsername: username === null ? null : (input.data?.displayUsername ?? input.data?.username ?? null),
+    role,
+    banned: false,
+    banReason: null,
+    banExpires: null,
+    twoFactorEnabled: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await mapUniqueViolation(() =>
+    inTransaction(em, async (tx) => {
+      await tx.insert(User, user); // the user row before its account's foreign key
+      if (passwordHash) await tx.insert(Account, credentialAccount(user.id, passwordHash, now));
+      await recordAudit(tx, app.clock, actor, {
         action: "create-user",
         targetType: "user",
         targetId: user.id,
         metadata: { email, role, withPassword: passwordHash !== null },
       });
-      await tx.flush(); // the user row before its account's foreign key
-      return user;
     }),
   );
+  return user;
+}
+
+/** What a change to a user writes: the columns (`updatedAt` is added) and the audit record's details. */
+export interface UserChange {
+  set: Partial<Omit<IUser, "id" | "createdAt" | "updatedAt">>;
+  metadata: Record<string, unknown>;
 }
 
 /**
- * Loads the user, applies `change` and records `action` (the change's return value is the
- * record's metadata), all in one transaction. After the commit, evicts the cached sessions of
- * the user and of every user `change` pushed to `alsoEvict` (targets of ended impersonations).
+ * Loads the user, applies `change` and records `action` (with the change's metadata), all in
+ * one transaction. After the commit, evicts the cached sessions of the user and of every user
+ * `change` pushed to `alsoEvict` (targets of ended impersonations). Returns the changed user.
  */
 export async function changeUser(
   app: App,
@@ -84,18 +93,21 @@ export async function changeUser(
   actor: Actor,
   userId: string,
   action: string,
-  change: (user: IUser, tx: EntityManager, alsoEvict: string[]) => Promise<Record<string, unknown>> | Record<string, unknown>,
+  change: (user: IUser, tx: EntityManager, alsoEvict: string[]) => Promise<UserChange> | UserChange,
 ): Promise<IUser> {
   const alsoEvict: string[] = [];
   const updated = await mapUniqueViolation(() =>
-    em.transactional(async (tx) => {
+    inTransaction(em, async (tx) => {
       // Locked first: a sign-in inserting a session waits for this change (ban) to commit, or
-      // commits first and then sees its session ended (email-password.service lockBanState).
-      const user = await getUser(tx, userId, true);
-      const metadata = await change(user, tx, alsoEvict);
-      user.updatedAt = app.clock.now();
-      recordAudit(tx, app.clock, actor, { action, targetType: "user", targetId: userId, metadata });
-      return user;
+      // commits first and then sees its session ended (email-password.service). Read outside
+      // the identity map: the row is a value here, the change is written by the update below.
+      const user = isUuid(userId) ? await tx.findOne(User, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true }) : null;
+      if (!user) throw new AuthError("USER_NOT_FOUND");
+      const { set, metadata } = await change(user, tx, alsoEvict);
+      const updatedAt = app.clock.now();
+      await tx.nativeUpdate(User, { id: userId }, { ...set, updatedAt });
+      await recordAudit(tx, app.clock, actor, { action, targetType: "user", targetId: userId, metadata });
+      return Object.assign(user, set, { updatedAt });
     }),
   );
   for (const id of new Set([userId, ...alsoEvict])) app.sessionCache.evictUser(id);
@@ -103,7 +115,7 @@ export async function changeUser(
 }
 
 /** An admin who loses `user: ["impersonate"]` stops impersonating at once: their impersonation sessions end. */
-async function endLostImpersonations(app: App, tx: EntityManager, user: IUser): Promise<string[]> {
+async function endLostImpersonations(app: App, tx: EntityManager, user: { id: string; role: string }): Promise<string[]> {
   if (hasPermission(app.config.admin, user, { user: ["impersonate"] })) return [];
   return endImpersonationsBy(app, tx, user.id);
 }
@@ -111,10 +123,8 @@ async function endLostImpersonations(app: App, tx: EntityManager, user: IUser): 
 export function setRole(app: App, em: EntityManager, actor: Actor, userId: string, value: string | string[]) {
   const role = parseRoles(app, value);
   return changeUser(app, em, actor, userId, "set-role", async (user, tx, alsoEvict) => {
-    const previous = user.role;
-    user.role = role;
-    alsoEvict.push(...(await endLostImpersonations(app, tx, user)));
-    return { role, previous };
+    alsoEvict.push(...(await endLostImpersonations(app, tx, { id: user.id, role })));
+    return { set: { role }, metadata: { role, previous: user.role } };
   });
 }
 
@@ -123,7 +133,7 @@ export async function updateUser(app: App, em: EntityManager, actor: Actor, user
   if (Object.keys(data).length === 0) throw new AuthError("NO_DATA_TO_UPDATE");
   if (data.password !== undefined) throw new AuthError("PASSWORD_CANNOT_BE_UPDATED_VIA_UPDATE_USER");
   if (data.banned === true && userId === actor.userId) throw new AuthError("YOU_CANNOT_BAN_YOURSELF");
-  const changes: Partial<IUser> = {};
+  const changes: UserChange["set"] = {};
   if (data.name !== undefined) changes.name = data.name;
   if (data.image !== undefined) changes.image = data.image;
   if (data.email !== undefined) changes.email = parseEmail(data.email);
@@ -139,11 +149,10 @@ export async function updateUser(app: App, em: EntityManager, actor: Actor, user
   if (data.banReason !== undefined) changes.banReason = data.banReason;
   if (data.banExpires !== undefined) changes.banExpires = data.banExpires === null ? null : new Date(data.banExpires);
   return changeUser(app, em, actor, userId, "update-user", async (user, tx, alsoEvict) => {
-    Object.assign(user, changes);
     // A ban through update-user ends sessions like ban-user does.
     if (data.banned === true) alsoEvict.push(...(await endSessionsOf(app, tx, userId)));
-    else if (data.role !== undefined) alsoEvict.push(...(await endLostImpersonations(app, tx, user)));
-    return { fields: Object.keys(changes) };
+    else if (changes.role !== undefined) alsoEvict.push(...(await endLostImpersonations(app, tx, { id: user.id, role: changes.role })));
+    return { set: changes, metadata: { fields: Object.keys(changes) } };
   });
 }
 
@@ -153,16 +162,14 @@ export async function setUserPassword(app: App, em: EntityManager, actor: Actor,
   await getUser(em, userId);
   const passwordHash = await hashPassword(newPassword);
   const now = app.clock.now();
-  await em.transactional(async (tx) => {
+  await inTransaction(em, async (tx) => {
     const updated = await tx.nativeUpdate(
       Account,
       { user: userId, providerId: CREDENTIAL_PROVIDER },
       { password: passwordHash, updatedAt: now },
     );
-    if (updated === 0) {
-      tx.create(Account, credentialAccount(userId, passwordHash, now));
-    }
-    recordAudit(tx, app.clock, actor, { action: "set-user-password", targetType: "user", targetId: userId, metadata: { created: updated === 0 } });
+    if (updated === 0) await tx.insert(Account, credentialAccount(userId, passwordHash, now));
+    await recordAudit(tx, app.clock, actor, { action: "set-user-password", targetType: "user", targetId: userId, metadata: { created: updated === 0 } });
   });
   app.sessionCache.evictUser(userId);
 }
@@ -171,10 +178,10 @@ export async function setUserPassword(app: App, em: EntityManager, actor: Actor,
 export async function removeUser(app: App, em: EntityManager, actor: Actor, userId: string): Promise<void> {
   if (userId === actor.userId) throw new AuthError("YOU_CANNOT_REMOVE_YOURSELF");
   const user = await getUser(em, userId);
-  const ended = await em.transactional(async (tx) => {
+  const ended = await inTransaction(em, async (tx) => {
     const { deleted, evict: ended } = await deleteUserAndEverything(app, tx, userId);
     if (!deleted) throw new AuthError("USER_NOT_FOUND"); // removed by a concurrent request: one audit record
-    recordAudit(tx, app.clock, actor, { action: "remove-user", targetType: "user", targetId: userId, metadata: { email: user.email } });
+    await recordAudit(tx, app.clock, actor, { action: "remove-user", targetType: "user", targetId: userId, metadata: { email: user.email } });
     return ended;
   });
   for (const id of ended) app.sessionCache.evictUser(id);
@@ -186,9 +193,9 @@ export async function removeUser(app: App, em: EntityManager, actor: Actor, user
  */
 export async function resetTwoFactor(app: App, em: EntityManager, actor: Actor, userId: string): Promise<void> {
   await getUser(em, userId);
-  await em.transactional(async (tx) => {
+  await inTransaction(em, async (tx) => {
     await removeTwoFactor(app, tx, userId);
-    recordAudit(tx, app.clock, actor, { action: "reset-two-factor", targetType: "user", targetId: userId });
+    await recordAudit(tx, app.clock, actor, { action: "reset-two-factor", targetType: "user", targetId: userId });
   });
   app.sessionCache.evictUser(userId);
 }

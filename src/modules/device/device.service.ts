@@ -3,6 +3,7 @@ import { raw, UniqueConstraintViolationException, type EntityManager } from "@mi
 import type { App } from "../../app.ts";
 import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { DeviceCode, User, type IDeviceCode } from "../../db/entities/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import { AuthError, OAuthError } from "../../errors.ts";
 import { bannedUser, isBanActive, issueSession, type RequestInfo } from "../session/session.service.ts";
 import { userRow } from "../user/user.mapper.ts";
@@ -117,7 +118,7 @@ async function exchange(app: App, em: EntityManager, req: RequestInfo, row: IDev
     await em.nativeUpdate(DeviceCode, { id: row.id, status: "approved" }, { status: "denied" });
     throw new OAuthError("ACCESS_DENIED", "The approving user cannot sign in");
   }
-  const issued = await em.transactional(async (tx) => {
+  const issued = await inTransaction(em, async (tx) => {
     const consumed = await tx.nativeDelete(DeviceCode, { id: row.id, status: "approved" });
     if (consumed !== 1) throw new OAuthError("INVALID_GRANT", "Invalid device code");
     return await issueSession(app, tx, req, { userId: user.id });

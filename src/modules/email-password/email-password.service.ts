@@ -4,6 +4,7 @@ import type { App } from "../../app.ts";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "../../crypto/password.ts";
 import { Account, User } from "../../db/entities/index.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
 import { bannedUser, isBanActive, issueSession, type RequestInfo } from "../session/session.service.ts";
@@ -77,7 +78,7 @@ export async function signUp(app: App, em: EntityManager, req: RequestMeta, inpu
   };
   // Native inserts in one transaction: the unit of work's flush cost more than the three rows.
   const result = await mapUniqueViolation(() =>
-    em.transactional(async (tx): Promise<SignedIn> => {
+    inTransaction(em, async (tx): Promise<SignedIn> => {
       await tx.insert(User, user);
       await tx.insert(Account, credentialAccount(user.id, passwordHash, now));
       if (needsVerification) return { token: null, cookieMaxAgeSec: null, user };
@@ -125,7 +126,7 @@ export async function signInWithPassword(
   // state is read again on the user row, locked against a concurrent ban (which locks it before
   // ending sessions, see admin changeUser), in the transaction that inserts the session: either
   // the ban came first and we refuse, or it waits for our commit and then ends our session.
-  const signedIn = await em.transactional(async (tx) => {
+  const signedIn = await inTransaction(em, async (tx) => {
     const current = await lockBanState(app, tx, user.id);
     if (!current) throw new AuthError(failure); // removed meanwhile
     if (isBanActive(current, now)) throw bannedUser(app);

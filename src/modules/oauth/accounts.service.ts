@@ -1,6 +1,7 @@
 import { LockMode, type EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { Account, User, type IAccount } from "../../db/entities/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
 import { splitScopes, type OAuthProvider } from "../../oauth/providers/index.ts";
 import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
@@ -142,7 +143,7 @@ export async function accountInfo(app: App, em: EntityManager, requestId: string
  * two unlinks racing for the last two accounts cannot both win.
  */
 export async function unlinkAccount(app: App, em: EntityManager, userId: string, ref: AccountRef): Promise<void> {
-  await em.transactional(async (tx) => {
+  await inTransaction(em, async (tx) => {
     await tx.findOne(User, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const accounts = await tx.find(Account, { user: userId }, { orderBy: { createdAt: "asc" } });
     // better-auth's order: the last way in is refused before the account is even looked for.

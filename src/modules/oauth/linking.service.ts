@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { LockMode, UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { Account, User, type IAccount, type IUser } from "../../db/entities/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
 import type { OAuthProvider, StandardUserInfo } from "../../oauth/providers/index.ts";
@@ -63,7 +64,7 @@ function checkBan(app: App, user: IUser, now: Date): boolean {
  * sessions, either commits first and is seen here, or waits and then ends this session too.
  */
 function findUserLocked(tx: EntityManager, where: { id: string } | { email: string }): Promise<IUser | null> {
-  return tx.findOne(User, where, { lockMode: LockMode.PESSIMISTIC_READ, refresh: true });
+  return tx.findOne(User, where, { lockMode: LockMode.PESSIMISTIC_READ, disableIdentityMap: true });
 }
 
 async function insertAccount(app: App, tx: EntityManager, userId: string, login: ProviderLogin, now: Date): Promise<void> {
@@ -113,12 +114,12 @@ async function updateUser(tx: EntityManager, userId: string, change: { liftsBan:
  */
 async function withUniqueRetry<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
   try {
-    return await em.transactional(work);
+    return await inTransaction(em, work, { savepoint: true });
   } catch (err) {
     if (!(err instanceof UniqueConstraintViolationException)) throw err;
   }
   try {
-    return await mapUniqueViolation(() => em.transactional(work));
+    return await mapUniqueViolation(() => inTransaction(em, work, { savepoint: true }));
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) throw new AuthError("ACCOUNT_ALREADY_LINKED_TO_DIFFERENT_USER", { cause: err });
     throw err;

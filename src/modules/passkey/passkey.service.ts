@@ -3,6 +3,7 @@ import { ForeignKeyConstraintViolationException, LockMode, UniqueConstraintViola
 import { generateAuthenticationOptions, generateRegistrationOptions } from "@simplewebauthn/server";
 import type { App } from "../../app.ts";
 import { Passkey, User } from "../../db/entities/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
 import { bannedUser, isBanActive, issueSession, type IssuedSession, type RequestInfo } from "../session/session.service.ts";
@@ -113,7 +114,7 @@ export async function verifyAuthentication(app: App, em: EntityManager, req: Req
   if (!passkey) throw new AuthError("PASSKEY_NOT_FOUND");
   const verified = await ceremony.verifyAssertion(call, response, passkey, challenge);
   const now = app.clock.now();
-  const signedIn = await em.transactional(async (tx) => {
+  const signedIn = await inTransaction(em, async (tx) => {
     // Compare-and-set on the counter: of two assertions verified against the same stored counter, one moves it.
     const moved = await tx.nativeUpdate(Passkey, { id: passkey.id, counter: passkey.counter }, { counter: verified.newCounter, backedUp: verified.backedUp });
     if (moved !== 1) throw new AuthError("AUTHENTICATION_FAILED");
@@ -129,7 +130,7 @@ export async function verifyAuthentication(app: App, em: EntityManager, req: Req
  * ends this session. An expired ban is lifted, as at a password sign-in.
  */
 async function issueForUser(app: App, tx: EntityManager, req: RequestInfo, userId: string, now: Date) {
-  const user = await tx.findOne(User, { id: userId }, { lockMode: LockMode.PESSIMISTIC_READ, refresh: true });
+  const user = await tx.findOne(User, { id: userId }, { lockMode: LockMode.PESSIMISTIC_READ, disableIdentityMap: true });
   if (!user) throw new AuthError("PASSKEY_NOT_FOUND");
   let row = userRow(user);
   if (isBanActive(row, now)) throw bannedUser(app);
@@ -160,9 +161,9 @@ export async function deletePasskey(em: EntityManager, userId: string, id: strin
 
 export async function renamePasskey(em: EntityManager, userId: string, id: string, name: string): Promise<PublicPasskey> {
   if (!UUID.test(id)) throw new AuthError("PASSKEY_NOT_FOUND");
-  return em.transactional(async (tx) => {
+  return inTransaction(em, async (tx) => {
     const updated = await tx.nativeUpdate(Passkey, { id, user: userId }, { name });
-    const row = updated === 1 ? await tx.findOne(Passkey, { id, user: userId }, { refresh: true }) : null;
+    const row = updated === 1 ? await tx.findOne(Passkey, { id, user: userId }, { disableIdentityMap: true }) : null;
     if (!row) throw new AuthError("PASSKEY_NOT_FOUND");
     return publicPasskey(row);
   });

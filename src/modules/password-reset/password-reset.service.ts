@@ -3,6 +3,7 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { hashPassword } from "../../crypto/password.ts";
 import { Account, User } from "../../db/entities/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
 import { resetPasswordEmail } from "../../mail/templates.ts";
@@ -53,11 +54,11 @@ export async function resetPassword(app: App, em: EntityManager, token: string, 
   if (!(await isResetTokenLive(app, em, token))) throw new AuthError("INVALID_TOKEN");
   const passwordHash = await hashPassword(newPassword);
   const now = app.clock.now();
-  const userId = await em.transactional(async (tx) => {
+  const userId = await inTransaction(em, async (tx) => {
     const value = await consumeToken(app, tx, PURPOSE, token);
     if (!value) throw new AuthError("INVALID_TOKEN");
     const { userId } = value;
-    const user = await tx.findOne(User, { id: userId }, { refresh: true });
+    const user = await tx.findOne(User, { id: userId }, { disableIdentityMap: true });
     if (!user) throw new AuthError("INVALID_TOKEN");
     const updated = await tx.nativeUpdate(
       Account,

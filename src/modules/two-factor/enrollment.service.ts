@@ -4,6 +4,7 @@ import type { App } from "../../app.ts";
 import { appAead } from "../../crypto/app-aead.ts";
 import { sha256 } from "../../crypto/tokens.ts";
 import { TwoFactor, TwoFactorBackupCode, TwoFactorChallenge, User } from "../../db/entities/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
 import { verifyOwnPassword } from "../user/user.service.ts";
@@ -67,7 +68,7 @@ export async function enable(app: App, em: EntityManager, user: UserRow, passwor
   await verifyOwnPassword(em, user.id, password);
   const secret = newTotpSecret();
   const now = app.clock.now();
-  const backupCodes = await em.transactional(async (tx) => {
+  const backupCodes = await inTransaction(em, async (tx) => {
     const existing = await tx.findOne(TwoFactor, { user: user.id }, { disableIdentityMap: true });
     await tx.nativeDelete(TwoFactor, { user: user.id });
     await tx.insert(TwoFactor, {
@@ -98,7 +99,7 @@ export async function getTotpUri(app: App, em: EntityManager, user: UserRow, pas
 export async function generateBackupCodes(app: App, em: EntityManager, user: UserRow, password: string) {
   if (!user.twoFactorEnabled) throw new AuthError("TWO_FACTOR_NOT_ENABLED");
   await verifyOwnPassword(em, user.id, password);
-  const backupCodes = await em.transactional(async (tx) => {
+  const backupCodes = await inTransaction(em, async (tx) => {
     if ((await tx.count(TwoFactor, { user: user.id })) === 0) throw new AuthError("TWO_FACTOR_NOT_ENABLED");
     return replaceBackupCodes(app, tx, user.id);
   });
@@ -120,6 +121,6 @@ export async function removeTwoFactor(app: App, tx: EntityManager, userId: strin
 /** POST /two-factor/disable. */
 export async function disable(app: App, em: EntityManager, user: UserRow, password: string): Promise<void> {
   await verifyOwnPassword(em, user.id, password);
-  await em.transactional((tx) => removeTwoFactor(app, tx, user.id));
+  await inTransaction(em, (tx) => removeTwoFactor(app, tx, user.id));
   app.sessionCache.evictUser(user.id);
 }

@@ -3,6 +3,7 @@ import { raw, type EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { keyedDigest, keyedDigestMatches } from "../../crypto/signing.ts";
 import { TwoFactor, TwoFactorBackupCode, User } from "../../db/entities/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
 import { twoFactorOtpEmail } from "../../mail/templates.ts";
@@ -88,12 +89,12 @@ async function verify(
   failure: "INVALID_CODE" | "INVALID_BACKUP_CODE",
 ): Promise<Verified> {
   if (subject.kind === "session" || !pending) {
-    if (subject.kind !== "session" || !(await em.transactional(check))) throw new AuthError(failure);
+    if (subject.kind !== "session" || !(await inTransaction(em, check))) throw new AuthError(failure);
     return { user: subject.auth.user, token: subject.token, issued: null, trustToken: null };
   }
   assertNotLocked(app, enrollment);
   await challenges.spendAttempt(app, em, pending);
-  const done = await em.transactional(async (tx) => {
+  const done = await inTransaction(em, async (tx) => {
     if (!(await check(tx))) return null;
     await challenges.consumeChallenge(app, tx, pending);
     const issued = await issueSession(app, tx, req, { userId: pending.userId, rememberMe: pending.rememberMe });

@@ -1,6 +1,7 @@
 import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { User, Verification } from "../../db/entities/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
@@ -69,12 +70,14 @@ function mailLink(app: App, requestId: string, purpose: typeof CONFIRM | typeof 
 async function moveEmail(app: App, em: EntityManager, value: ChangeValue, verified: boolean): Promise<UserRow | null> {
   const now = app.clock.now();
   try {
-    const moved = await em.transactional(async (tx) => {
+    // A savepoint inside applyChangeEmail's transaction: a taken address fails the update, and
+    // PostgreSQL would otherwise abort the whole transaction (the token is used up all the same).
+    const moved = await inTransaction(em, async (tx) => {
       const updated = await tx.nativeUpdate(User, { id: value.userId, email: value.email }, { email: value.newEmail, emailVerified: verified, updatedAt: now });
       if (updated !== 1) return null;
       await tx.nativeDelete(Verification, { purpose: { $in: [...USER_TOKEN_PURPOSES] }, value: { $like: `{"userId":${JSON.stringify(value.userId)}%` } });
-      return tx.findOne(User, { id: value.userId }, { refresh: true });
-    });
+      return tx.findOne(User, { id: value.userId }, { disableIdentityMap: true });
+    }, { savepoint: true });
     app.sessionCache.evictUser(value.userId);
     return moved ? userRow(moved) : null;
   } catch (err) {
@@ -96,7 +99,7 @@ export async function confirmChangeEmail(app: App, em: EntityManager, requestId:
 
 /** Step 2 used: the address moves, verified. INVALID_TOKEN when bad, used, expired, stale or the address was taken meanwhile. */
 export async function applyChangeEmail(app: App, em: EntityManager, token: string): Promise<UserRow> {
-  const user = await em.transactional(async (tx) => {
+  const user = await inTransaction(em, async (tx) => {
     const value = await consumeToken<ChangeValue>(app, tx, VERIFY, token);
     return value ? moveEmail(app, tx, value, true) : null;
   });

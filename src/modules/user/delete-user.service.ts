@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { verifyPassword } from "../../crypto/password.ts";
 import { Account } from "../../db/entities/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
 import { deleteAccountEmail } from "../../mail/templates.ts";
@@ -68,12 +69,12 @@ async function deleteWithToken(app: App, em: EntityManager, userId: string, acto
 }
 
 async function deleteNow(app: App, em: EntityManager, userId: string, actor: Actor, proof: string, check?: (tx: EntityManager) => Promise<void>): Promise<void> {
-  const ended = await em.transactional(async (tx) => {
+  const ended = await inTransaction(em, async (tx) => {
     await check?.(tx);
     const { deleted, evict: ended } = await deleteUserAndEverything(app, tx, userId);
     // Already gone: a concurrent request deleted it. Its session is gone with it (one audit record).
     if (!deleted) throw new AuthError("UNAUTHORIZED");
-    recordAudit(tx, app.clock, actor, { action: "delete-user", targetType: "user", targetId: userId, metadata: { proof } });
+    await recordAudit(tx, app.clock, actor, { action: "delete-user", targetType: "user", targetId: userId, metadata: { proof } });
     return ended;
   });
   for (const id of ended) app.sessionCache.evictUser(id);

@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "../../crypto/password.ts";
 import { Account, User } from "../../db/entities/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
 import { removeResetLinks } from "./user-access.service.ts";
@@ -60,7 +61,7 @@ export async function changePassword(
   const passwordHash = await hashPassword(input.newPassword);
   const now = app.clock.now();
   const user = userRow(account.user.getEntity());
-  const result = await em.transactional(async (tx): Promise<SignedIn> => {
+  const result = await inTransaction(em, async (tx): Promise<SignedIn> => {
     await tx.nativeUpdate(Account, { id: account.id }, { password: passwordHash, updatedAt: now });
     // A reset link mailed before the change must not undo it.
     await removeResetLinks(tx, auth.user.id);

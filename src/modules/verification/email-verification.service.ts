@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import type { ResolvedConfig } from "../../config/index.ts";
 import { User } from "../../db/entities/index.ts";
+import { inTransaction } from "../../db/transaction.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
@@ -66,7 +67,7 @@ export function requestVerificationEmail(app: App, requestId: string, rawEmail: 
 /** GET /verify-email: uses the token up and marks the address verified, in one transaction. */
 export async function verifyEmail(app: App, em: EntityManager, token: string): Promise<void> {
   const now = app.clock.now();
-  const userId = await em.transactional(async (tx) => {
+  const userId = await inTransaction(em, async (tx) => {
     const value = await consumeToken<VerificationValue>(app, tx, PURPOSE, token);
     if (!value) return null;
     const updated = await tx.nativeUpdate(User, { id: value.userId, email: value.email }, { emailVerified: true, updatedAt: now });
