@@ -48,10 +48,10 @@ export function killAll(): void {
   running.clear();
 }
 
-/** Spawns a server and waits until GET /api/auth/ready answers 200. */
-export async function startServerProcess(opts: { databaseUrl: string; config: string; env?: Record<string, string> }): Promise<ServerProcess> {
+/** Spawns a server (`nodeArgs` go to node, before the script) and waits until GET /api/auth/ready answers 200. */
+export async function startServerProcess(opts: { databaseUrl: string; config: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, "bin/portcullis.mjs"), "serve", "--config", opts.config], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(ROOT, "bin/portcullis.mjs"), "serve", "--config", opts.config], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: opts.databaseUrl, PORT: String(port), HOST: "127.0.0.1", AUTH_SECRET: SECRET, NODE_ENV: "production", ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
