@@ -70,7 +70,7 @@ export const adminRouter = router({
 
   listUsers: withPermission("user", ["list"])
     .input(schema.listUsersInput)
-    .query(({ ctx, input }) => listUsers(ctx.em, input)),
+    .query(({ ctx, input }) => listUsers(ctx.app, ctx.em, input)),
 
   setUserPassword: withPermission("user", ["set-password"])
     .input(schema.setUserPasswordInput)

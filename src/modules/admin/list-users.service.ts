@@ -1,9 +1,13 @@
 import { raw, type EntityManager, type FilterQuery } from "@mikro-orm/core";
+// Type only: the SQL entity manager both drivers (better-sqlite, postgresql) are built on.
+import type { SqlEntityManager } from "@mikro-orm/knex";
+import type { App } from "../../app.ts";
 import { User, type IUser } from "../../db/entities/index.ts";
 import { AuthError } from "../../errors.ts";
 import { publicUser } from "../session/session.serialize.ts";
 import { userRow } from "../user/user.mapper.ts";
 import { LIMIT_DEFAULT, type FilterOperator, type ListUsersQuery, type UserField } from "./admin.schema.ts";
+import { totalCacheOf } from "./list-users.totals.ts";
 import { isUuid } from "./sessions.service.ts";
 
 type FieldType = "uuid" | "string" | "lowercase" | "boolean" | "date";
@@ -53,17 +57,24 @@ function likePattern(op: "contains" | "starts_with" | "ends_with", value: string
   return op === "starts_with" ? `${escaped}%` : op === "ends_with" ? `%${escaped}` : `%${escaped}%`;
 }
 
+type Where = FilterQuery<IUser>;
+/** A validated condition; each call builds it anew (see filterOf). */
+type Build = () => Where;
+
 /**
  * Case-insensitive LIKE with an explicit escape character, the same on SQLite and PostgreSQL
- * (MikroORM's $like has no ESCAPE clause). The column comes from the whitelist, the value is bound.
+ * (MikroORM's $like has no ESCAPE clause). The column comes from the whitelist, the value is
+ * bound. `lower(column)` is what the search indexes hold (users_email_search_index,
+ * users_name_search_index: pg_trgm GIN on PostgreSQL).
  */
-function like(field: UserField, op: "contains" | "starts_with" | "ends_with", value: Scalar): FilterQuery<IUser> {
+function like(field: UserField, op: "contains" | "starts_with" | "ends_with", value: Scalar): Build {
   const { type, column } = FIELDS[field];
   if (type !== "string" && type !== "lowercase") throw invalid("filterOperator", `${op} needs a text field, not ${field}`);
-  return { [raw((alias: string) => `lower(${alias}.${column}) like ? escape '\\'`, [likePattern(op, String(value))])]: [] };
+  const pattern = likePattern(op, String(value));
+  return () => ({ [raw((alias: string) => `lower(${alias}.${column}) like ? escape '\\'`, [pattern])]: [] });
 }
 
-function condition(field: UserField, op: FilterOperator, value: Scalar | Scalar[]): FilterQuery<IUser> {
+function condition(field: UserField, op: FilterOperator, value: Scalar | Scalar[]): Build {
   if (op === "contains" || op === "starts_with" || op === "ends_with") {
     if (Array.isArray(value)) throw invalid("filterValue", `${op} takes one value`);
     return like(field, op, value);
@@ -72,34 +83,108 @@ function condition(field: UserField, op: FilterOperator, value: Scalar | Scalar[
     // Arrays through tRPC; a query string carries a comma-separated list.
     const list = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : [value];
     const values = list.map((v) => coerce(field, typeof v === "string" ? v.trim() : v));
-    return { [field]: op === "in" ? { $in: values } : { $nin: values } } as FilterQuery<IUser>;
+    return () => ({ [field]: op === "in" ? { $in: values } : { $nin: values } }) as Where;
   }
   if (Array.isArray(value)) throw invalid("filterValue", `${op} takes one value`);
   const v = coerce(field, value);
   if (FIELDS[field].type === "boolean" && op !== "eq" && op !== "ne") throw invalid("filterOperator", `${op} does not apply to ${field}`);
   const operator = { eq: "$eq", ne: "$ne", lt: "$lt", lte: "$lte", gt: "$gt", gte: "$gte" }[op];
-  return { [field]: { [operator]: v } } as FilterQuery<IUser>;
+  return () => ({ [field]: { [operator]: v } }) as Where;
 }
 
 /**
- * One query and one count, both in the database with the same filter (MikroORM findAndCount):
- * `total` never comes from loading users. Sorting always ends on id, so pages are stable.
+ * The query's search and filter, validated now (VALIDATION_ERROR before any statement runs),
+ * built afresh for every statement: MikroORM consumes a raw() fragment with the first query that
+ * uses it, and one built but never run would stay in its registry.
  */
-export async function listUsers(em: EntityManager, q: ListUsersQuery) {
-  const conditions: FilterQuery<IUser>[] = [];
-  if (q.searchValue) conditions.push(like(q.searchField ?? "email", q.searchOperator ?? "contains", q.searchValue));
-  if (q.filterValue !== undefined) {
-    conditions.push(condition(q.filterField ?? "email", q.filterOperator ?? "eq", q.filterValue));
-  }
+function filterOf(q: ListUsersQuery): Build {
+  const parts: Build[] = [];
+  if (q.searchValue) parts.push(like(q.searchField ?? "email", q.searchOperator ?? "contains", q.searchValue));
+  if (q.filterValue !== undefined) parts.push(condition(q.filterField ?? "email", q.filterOperator ?? "eq", q.filterValue));
+  return () => (parts.length ? { $and: parts.map((build) => build()) } : {});
+}
+
+type Direction = "asc" | "desc";
+type Order = Record<string, Direction>[];
+
+/** Identifies a filter for the total cache: the same search and filter give the same key. */
+function filterKey(q: ListUsersQuery): string {
+  const search = q.searchValue ? [q.searchField ?? "email", q.searchOperator ?? "contains", q.searchValue] : null;
+  const filter = q.filterValue !== undefined ? [q.filterField ?? "email", q.filterOperator ?? "eq", q.filterValue] : null;
+  return JSON.stringify([search, filter]);
+}
+
+/**
+ * Every order ends on id in the sort's own direction, so each one is a single index
+ * (users_<column>_id_index, the email and primary key indexes) read forwards or backwards, and
+ * a descending list is exactly the ascending one reversed. Email is unique and never null: it
+ * orders on its own.
+ */
+function orderOf(sortBy: UserField, direction: Direction): Order {
+  if (sortBy === "id" || sortBy === "email") return [{ [sortBy]: direction }];
+  return [{ [sortBy]: direction }, { id: direction }];
+}
+
+const reverse = (order: Order): Order =>
+  order.map((o) => Object.fromEntries(Object.entries(o).map(([k, d]) => [k, d === "asc" ? "desc" : "asc"] as const)));
+
+/** Ids in the given order, read from the order's index alone (no user rows touched). */
+async function idsInOrder(em: EntityManager, where: Build, order: Order, limit: number, offset: number): Promise<string[]> {
+  const rows = await (em as SqlEntityManager)
+    .createQueryBuilder(User, "u")
+    .select("u.id")
+    .where(where() as never)
+    .orderBy(order)
+    .limit(limit)
+    .offset(offset)
+    .execute<{ id: string }[]>("all", false);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * A page's ids: by the index of the order (a deferred join: a deep offset skips index entries,
+ * not rows; the users are read by primary key after). When the total is known, the page is read
+ * from the nearer end of the list: offset 900,000 of 1,000,000 skips 99,900 entries backwards
+ * instead of 900,000 forwards. It is the page of the list as long as that total, which for a
+ * large list may be a few seconds old (list-users.totals.ts), like the total it is answered with.
+ */
+async function pageIds(em: EntityManager, where: Build, order: Order, limit: number, offset: number, total?: number): Promise<string[]> {
+  if (total === undefined) return idsInOrder(em, where, order, limit, offset);
+  if (offset >= total) return [];
+  const fromEnd = Math.max(0, total - offset - limit);
+  if (offset <= fromEnd) return idsInOrder(em, where, order, limit, offset);
+  return (await idsInOrder(em, where, reverse(order), Math.min(limit, total - offset), fromEnd)).reverse();
+}
+
+/**
+ * One page and its total, both from the database with the same filter: `total` never comes
+ * from loading users, and a large one is counted once per filter for a few seconds
+ * (list-users.totals.ts). Plain find/count/query-builder statements only: no findAndCount, no
+ * transaction (both would switch on MikroORM's AsyncLocalStorage for the whole process).
+ */
+export async function listUsers(app: App, em: EntityManager, q: ListUsersQuery) {
+  const where = filterOf(q);
   const limit = q.limit ?? LIMIT_DEFAULT;
   const offset = q.offset ?? 0;
-  const sortBy = q.sortBy ?? "createdAt";
-  const direction = q.sortDirection ?? "asc";
-  const orderBy = sortBy === "id" ? [{ id: direction }] : [{ [sortBy]: direction }, { id: "asc" as const }];
-  const [users, total] = await em.findAndCount(User, conditions.length ? { $and: conditions } : {}, {
-    orderBy: orderBy as never,
-    limit,
-    offset,
+  const order = orderOf(q.sortBy ?? "createdAt", q.sortDirection ?? "asc");
+  const totals = totalCacheOf(app);
+  const key = filterKey(q);
+  const count = (on: EntityManager) => on.count(User, where());
+  let total = totals.get(key, () => count(app.orm.em.fork()));
+  let ids: string[];
+  if (total === undefined) {
+    const countedAtMs = app.clock.now().getTime();
+    [total, ids] = await Promise.all([count(em), pageIds(em, where, order, limit, offset)]);
+    totals.put(key, total, countedAtMs);
+  } else {
+    ids = await pageIds(em, where, order, limit, offset, total);
+  }
+  const found = ids.length ? await em.find(User, { id: { $in: ids } }) : [];
+  const byId = new Map(found.map((u) => [u.id, u]));
+  // A user removed between the two reads is left out of this page.
+  const users = ids.flatMap((id) => {
+    const u = byId.get(id);
+    return u ? [publicUser(userRow(u))] : [];
   });
-  return { users: users.map((u) => publicUser(userRow(u))), total, limit, offset };
+  return { users, total, limit, offset };
 }
