@@ -19,8 +19,8 @@ export class Migration20261126000000_list_users extends Migration {
     this.addSql(`create index "users_role_id_index" on "users" ("role", "id");`);
     this.addSql(`create index "users_banned_id_index" on "users" ("banned", "id");`);
     this.addSql(`create index "users_email_verified_id_index" on "users" ("email_verified", "id");`);
-    this.addSql(`create index "users_email_search_index" on "users" using gin (lower("email") gin_trgm_ops);`);
-    this.addSql(`create index "users_name_search_index" on "users" using gin (lower("name") gin_trgm_ops);`);
+    this.addSql(`create index "users_email_search_index" on "users" using gin (lower("email") gin_trgm_ops) with (fastupdate = off);`);
+    this.addSql(`create index "users_name_search_index" on "users" using gin (lower("name") gin_trgm_ops) with (fastupdate = off);`);
   }
 
 }
