@@ -4,6 +4,7 @@ import type { Clock, ResolvedConfig } from "./config/index.ts";
 import type { SessionStore } from "./db/session-store/index.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { SessionCache } from "./modules/session/session-cache.ts";
+import type { InvalidationChannel } from "./modules/session/invalidation.ts";
 import type { RateLimiter } from "./modules/rate-limit/rate-limit.ts";
 import type { AddressLimiter } from "./modules/rate-limit/address-limit.ts";
 
@@ -17,6 +18,8 @@ export interface App {
   orm: MikroORM;
   sessions: SessionStore;
   sessionCache: SessionCache;
+  /** Tells other instances what the session cache evicted (PostgreSQL NOTIFY, cluster IPC, or nothing). */
+  invalidation: InvalidationChannel;
   rateLimiter: RateLimiter;
   /** Password-reset and verification mails per address (rateLimit.perAddress). */
   addressLimiter: AddressLimiter;

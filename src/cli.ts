@@ -1,3 +1,4 @@
+import cluster from "node:cluster";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { dirname, resolve } from "node:path";
@@ -8,11 +9,15 @@ import { migrateUp, openOrm, parseDatabaseUrl } from "./db/orm.ts";
 import { AuthError } from "./errors.ts";
 import { BootstrapError, createAdmin } from "./modules/admin/bootstrap.service.ts";
 import { createPortcullis } from "./index.ts";
+import { parseWorkers, runPrimary, workerIndex } from "./cluster.ts";
+import { pino } from "pino";
 import { PASSWORD_FLAG_WARNING, readAdminPassword } from "./cli-password.ts";
 
 const USAGE = `Usage: portcullis <serve|migrate|create-admin> [--config <file>]
 
   serve         start the HTTP service (migrations are applied first)
+                [--workers <n|auto>]: n processes sharing the port (node:cluster; also
+                PORTCULLIS_WORKERS); their session caches and rate limits stay in step
   migrate       apply pending migrations and exit
   create-admin  --email <email> [--name <name>]
                 create an admin user on the configured database (or give an existing
@@ -62,6 +67,8 @@ async function main() {
       email: { type: "string" },
       password: { type: "string" },
       name: { type: "string" },
+      // serve
+      workers: { type: "string" },
     },
   });
   const command = positionals[0];
@@ -105,9 +112,24 @@ async function main() {
     process.exit(1);
   }
   if (!config.secret && !config.secrets && process.env.NODE_ENV !== "production") config.secret = devSecret(config);
-  const portcullis = await createPortcullis(config);
+  const workers = parseWorkers(values.workers ?? process.env.PORTCULLIS_WORKERS);
+  if (workers > 1 && cluster.isPrimary) {
+    const resolved = resolveConfig(config);
+    const logger = pino({ level: resolved.logLevel });
+    await runPrimary(workers, logger, async () => {
+      const orm = await openOrm(parseDatabaseUrl(resolved.databaseUrl));
+      try {
+        await migrateUp(orm);
+      } finally {
+        await orm.close();
+      }
+    });
+    return;
+  }
+  const index = workerIndex();
+  const portcullis = await createPortcullis(config, index === null ? {} : { migrate: false, sweep: index === 0, clusterWorker: true });
   const url = await portcullis.listen();
-  portcullis.app.logger.info({ url, basePath: portcullis.app.config.basePath }, "portcullis listening");
+  portcullis.app.logger.info({ url, basePath: portcullis.app.config.basePath, ...(index === null ? {} : { worker: index }) }, "portcullis listening");
   const stop = async () => {
     await portcullis.close();
     process.exit(0);

@@ -8,6 +8,7 @@ import { migrateUp, openOrm, parseDatabaseUrl } from "./db/orm.ts";
 import { createSessionStore } from "./db/session-store/index.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { SessionCache } from "./modules/session/session-cache.ts";
+import { clusterChannel, noChannel, postgresChannel } from "./modules/session/invalidation.ts";
 import { createRateLimiter } from "./modules/rate-limit/rate-limit.ts";
 import { createAddressLimiter } from "./modules/rate-limit/address-limit.ts";
 import { createSweeper, type Sweeper } from "./modules/maintenance/sweeper.ts";
@@ -57,6 +58,13 @@ export type Caller = ReturnType<typeof callerFactory>;
 export interface CreateOptions {
   /** Apply pending migrations on start (default true). */
   migrate?: boolean;
+  /** Run the sweeper in this instance (default true; `serve --workers` runs it in one worker). */
+  sweep?: boolean;
+  /**
+   * A worker of `serve --workers N` (node:cluster): on SQLite its session cache hears the other
+   * workers' evictions over IPC, and rate limits count in the shared database by default.
+   */
+  clusterWorker?: boolean;
   logger?: Logger;
 }
 
@@ -86,15 +94,24 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
   if (options.migrate ?? true) await migrateUp(orm);
   const origin = new URL(config.publicUrl).origin;
   const keys = secretsOf(configured);
+  const sessionCache = new SessionCache(config.session.cacheTtlMs, config.session.cacheMaxEntries);
+  const clustered = options.clusterWorker ?? false;
+  const invalidation = !sessionCache.enabled
+    ? noChannel
+    : target.dialect === "postgresql"
+      ? await postgresChannel(target.location, sessionCache, logger)
+      : clustered
+        ? clusterChannel(sessionCache)
+        : noChannel;
   const app: App = {
     config,
     ...keys,
     orm,
     sessions: createSessionStore(target),
-    // In-process cache: on by default only for SQLite, the single-process embedded default.
-    sessionCache: new SessionCache(config.session.cacheTtlMs ?? (target.dialect === "sqlite" ? 1000 : 0)),
-    rateLimiter: createRateLimiter(config.rateLimit, { target, logger }),
-    addressLimiter: createAddressLimiter(config.rateLimit, { target, logger, secret: keys.secret }),
+    sessionCache,
+    invalidation,
+    rateLimiter: createRateLimiter(config.rateLimit, { target, logger, clustered }),
+    addressLimiter: createAddressLimiter(config.rateLimit, { target, logger, clustered, secret: keys.secret }),
     mailer: createMailer(config, logger),
     logger,
     clock: config.clock,
@@ -102,7 +119,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     origin,
   };
   const sweeper = createSweeper(app);
-  sweeper.start();
+  if (options.sweep ?? true) sweeper.start();
   const handler = createRequestHandler(app);
   let server: ReturnType<typeof createHttpServer> | undefined;
 
@@ -129,6 +146,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
       }
       // Deferred sends still write to the database (a failed one deletes its token row).
       await app.mailer.close();
+      await app.invalidation.close();
       await app.sessions.close();
       await app.rateLimiter.close();
       await app.addressLimiter.close();

@@ -76,10 +76,14 @@ export const configSchema = z
         updateAgeSec: z.number().int().nonnegative().default(24 * 3600),
         shortExpiresInSec: z.number().int().positive().default(24 * 3600),
         /**
-         * In-process session cache TTL. Default: 1000 on SQLite, 0 (off) on PostgreSQL, where
-         * several instances share the database and a revoke on one must be seen at once by all.
+         * In-process session cache TTL (0 turns the cache off). Every revoke, ban, sign-out,
+         * password or user change evicts at once, here and on every other instance (PostgreSQL
+         * LISTEN/NOTIFY, or the cluster's IPC with `serve --workers`); the TTL only bounds what a
+         * write from outside the service (a hand-edited row) could leave cached.
          */
-        cacheTtlMs: z.number().int().min(0).max(60_000).optional(),
+        cacheTtlMs: z.number().int().min(0).max(60_000).default(1000),
+        /** Sessions the cache holds at most; the least recently used go first. */
+        cacheMaxEntries: z.number().int().min(1).max(10_000_000).default(10_000),
         /**
          * A session signed in less than this long ago is "fresh": delete-user needs no password
          * from it (better-auth's `session.freshAge`); 0 treats every session as fresh.

@@ -81,9 +81,16 @@ export const middleware = t.middleware;
 
 /**
  * No error-mapping middleware (each costs ~5 µs a call): AuthError is a TRPCError with the
- * contract's status already, and toAuthError maps the rest at the edges.
+ * contract's status already, and toAuthError maps the rest at the edges. The one middleware:
+ * a call answers only once the session-cache evictions it made have left this instance
+ * (session/invalidation.ts: the NOTIFY is committed), so no other instance is told "revoked"
+ * later than the caller is. Settled at once when nothing was published.
  */
-export const publicProcedure = t.procedure;
+export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
+  const result = await next();
+  await ctx.app.invalidation.settled();
+  return result;
+});
 
 /** Needs a valid session; hands it to the procedure as `ctx.auth`. */
 export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {

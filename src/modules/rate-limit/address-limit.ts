@@ -26,6 +26,7 @@ export interface AddressLimiter {
 export interface AddressLimiterDeps {
   target: DatabaseTarget;
   logger: Logger;
+  clustered?: boolean;
   /** The newest service secret: keys the address digest. */
   secret: string;
 }

@@ -28,6 +28,8 @@ export interface RateLimiterDeps {
   /** The service's database; `storage: "database"` keeps its counters there. */
   target: DatabaseTarget;
   logger: Logger;
+  /** A worker of `serve --workers N`: its siblings share the counts (the database store by default). */
+  clustered?: boolean;
 }
 
 /** Table of the database store, created by our migration (Migration20261122017000_rate_limits). */
@@ -87,14 +89,17 @@ export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 export type RateLimitStorage = "memory" | "database" | "redis";
 
-/** `rateLimit.storage`, or its default: shared (`database`) on PostgreSQL, where instances are several. */
-export function storageOf(config: ResolvedConfig["rateLimit"], target: DatabaseTarget): RateLimitStorage {
-  return config.storage ?? (target.dialect === "postgresql" ? "database" : "memory");
+/**
+ * `rateLimit.storage`, or its default: shared (`database`) on PostgreSQL, where instances are
+ * several, and for the workers of `serve --workers N`; per-process memory for one SQLite process.
+ */
+export function storageOf(config: ResolvedConfig["rateLimit"], target: DatabaseTarget, clustered = false): RateLimitStorage {
+  return config.storage ?? (target.dialect === "postgresql" || clustered ? "database" : "memory");
 }
 
 /** The shared store the config names, or null for per-process memory counts. */
 export function sharedStore(config: ResolvedConfig["rateLimit"], deps: RateLimiterDeps): Store | null {
-  const storage = storageOf(config, deps.target);
+  const storage = storageOf(config, deps.target, deps.clustered);
   if (storage === "database") return databaseStore(deps.target, deps.logger);
   if (storage === "redis") return redisStore(config.redisUrl!, deps.logger);
   return null;
@@ -173,7 +178,7 @@ export function databaseStore(target: DatabaseTarget, logger: Logger): Store {
  */
 export function createRateLimiter(config: ResolvedConfig["rateLimit"], deps: RateLimiterDeps): RateLimiter {
   if (!config.enabled) return { storage: "off", consume: async () => ({ allowed: true }), close: async () => {} };
-  const storage = storageOf(config, deps.target);
+  const storage = storageOf(config, deps.target, deps.clustered);
   const store = sharedStore(config, deps);
 
   const build = (pattern: string, points: number, duration: number): Rule => {

@@ -30,6 +30,8 @@ export class SessionCache {
   private readonly byDigest = new Map<string, SessionEntry>();
   private readonly byUser = new Map<string, Set<string>>();
   private gen = 0;
+  /** The invalidation channel is down: evictions elsewhere would go unheard, so nothing is kept. */
+  private suspended = false;
   /** Set by the invalidation channel: tells other instances what this one evicted. */
   publish: ((msg: Invalidation) => void) | null = null;
 
@@ -39,7 +41,19 @@ export class SessionCache {
   ) {}
 
   get enabled(): boolean {
-    return this.ttlMs > 0;
+    return this.ttlMs > 0 && !this.suspended;
+  }
+
+  /** Empties the cache and keeps nothing until resume() (the invalidation channel is down). */
+  suspend(): void {
+    this.suspended = true;
+    this.apply({ all: true });
+  }
+
+  /** The channel is back: start again, empty (what was evicted meanwhile is unknown). */
+  resume(): void {
+    this.apply({ all: true });
+    this.suspended = false;
   }
 
   get size(): number {

@@ -1,0 +1,69 @@
+import cluster, { type Worker } from "node:cluster";
+import { availableParallelism } from "node:os";
+import type { Logger } from "pino";
+import { ConfigError } from "./config/index.ts";
+import { relayInvalidations } from "./modules/session/invalidation.ts";
+
+/**
+ * `serve --workers N` (or PORTCULLIS_WORKERS): N processes of node:cluster sharing one port.
+ * The primary applies migrations once, forks the workers, relays their session-cache evictions
+ * (IPC; on PostgreSQL each worker also listens itself), restarts a worker that dies, and on
+ * SIGTERM/SIGINT lets every worker drain. Worker 0 runs the sweeper.
+ */
+export const WORKER_INDEX_ENV = "PORTCULLIS_WORKER_INDEX";
+
+/** "auto" = the cores this process may use; a number as given; absent = 1 (no cluster). */
+export function parseWorkers(raw: string | undefined): number {
+  if (raw === undefined || raw === "") return 1;
+  if (raw === "auto") return availableParallelism();
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 256) throw new ConfigError(`--workers must be a whole number from 1 to 256, or "auto"; got ${raw}`);
+  return n;
+}
+
+export function workerIndex(): number | null {
+  return cluster.isWorker ? Number(process.env[WORKER_INDEX_ENV] ?? 0) : null;
+}
+
+/** A worker that dies this soon after its start is not restarted (a start-up failure would loop). */
+const MIN_UPTIME_MS = 5000;
+
+export async function runPrimary(workers: number, logger: Logger, migrate: () => Promise<void>): Promise<void> {
+  await migrate();
+  relayInvalidations();
+  let stopping = false;
+  const started = new Map<Worker, number>();
+  const fork = (index: number) => {
+    const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(index) });
+    started.set(worker, Date.now());
+    worker.on("exit", (code, signal) => {
+      const uptime = Date.now() - (started.get(worker) ?? 0);
+      started.delete(worker);
+      if (stopping) return;
+      if (uptime < MIN_UPTIME_MS) {
+        logger.error({ worker: index, code, signal }, "worker failed at start; stopping");
+        void stop(1);
+        return;
+      }
+      logger.warn({ worker: index, code, signal }, "worker died; starting another");
+      fork(index);
+    });
+  };
+  const stop = async (exitCode: number) => {
+    if (stopping) return;
+    stopping = true;
+    const alive = [...started.keys()];
+    await Promise.all(
+      alive.map((w) => new Promise<void>((resolve) => {
+        if (w.isDead()) return resolve();
+        w.once("exit", () => resolve());
+        w.process.kill("SIGTERM");
+      })),
+    );
+    process.exit(exitCode);
+  };
+  process.once("SIGTERM", () => void stop(0));
+  process.once("SIGINT", () => void stop(0));
+  for (let i = 0; i < workers; i++) fork(i);
+  logger.info({ workers }, "portcullis cluster started");
+}
