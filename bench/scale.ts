@@ -1,0 +1,326 @@
+/**
+ * Issue 14, lever 6, "Data at scale": Portcullis on a PostgreSQL database of 1M users (each with
+ * a credential account) and 5M sessions, seeded by the database itself (bench/scale/seed.ts).
+ *
+ *   get-session     the session store's prepared lookup (findByTokenHash) in process, and
+ *                   GET /api/auth/get-session over HTTP with the session cache off (every
+ *                   check a database lookup), random seeded sessions
+ *   list-users      GET /api/auth/admin/list-users over HTTP with a real admin session: first
+ *                   page, deep pages, email and name contains-searches, sorts; the first call of
+ *                   each (cold: the total is counted) apart from the following ones
+ *   sweeper         1M expired sessions removed by sweepOnce() at the configured batch size
+ *                   (500) and at 5,000, with get-session latency measured meanwhile
+ *
+ * and EXPLAIN (ANALYZE, BUFFERS) of every statement those list-users calls and the session lookup
+ * ran (captured as the service sent them). The service runs in this process, on the real code
+ * (createPortcullis, the bridge, the admin router, the sweeper).
+ *
+ *   npx tsx bench/scale.ts            # prints the table; `runScale()` returns its rows
+ *
+ * Environment: SCALE_USERS (1000000), SCALE_SESSIONS (5000000), SCALE_EXPIRED (1000000; 0 skips
+ * the sweeper), SCALE_SAMPLES (list-users calls per scenario, 200), SCALE_SESSION_SAMPLES (5000),
+ * SCALE_PG_URL (an existing database to connect to for CREATE DATABASE, default
+ * postgres://postgres@127.0.0.1:5432/test), SCALE_DB (portcullis_scale, dropped and created),
+ * SCALE_KEEP=1 keeps the database afterwards.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import pg from "pg";
+import { sha256 } from "../src/crypto/tokens.ts";
+import { migrateUp, openOrm } from "../src/db/orm.ts";
+import { createPortcullis, type Portcullis, type PortcullisConfig } from "../src/index.ts";
+import { createAdmin } from "../src/modules/admin/bootstrap.service.ts";
+import { latency, prng, sample, timed, type Latency } from "./scale/measure.ts";
+import { explain, formatPlans, type PlanSummary } from "./scale/plans.ts";
+import { seed, seedExpiredSessions, seededEmail, seededToken } from "./scale/seed.ts";
+
+export interface ScaleOptions {
+  users?: number;
+  sessions?: number;
+  /** Expired sessions the sweeper removes (0: no sweeper scenario). */
+  expired?: number;
+  samples?: number;
+  sessionSamples?: number;
+  /** A database on the server to connect to for CREATE / DROP DATABASE. */
+  adminUrl?: string;
+  database?: string;
+  keep?: boolean;
+  log?: (line: string) => void;
+}
+
+/** A figure of issue 14's table. `higher`: the value must reach the target; otherwise stay at or below it. */
+export interface ScaleRow {
+  name: string;
+  value: number;
+  unit: string;
+  target: number | null;
+  higher?: boolean;
+}
+
+const envNumber = (name: string, fallback: number) => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const v = Number(raw);
+  if (!Number.isInteger(v) || v < 0) throw new Error(`${name} must be a non-negative integer, got ${raw}`);
+  return v;
+};
+
+const GET_SESSION_P99_MS = 2;
+const LIST_USERS_MS = 50;
+const EXPIRED_PER_HOUR = 1_000_000;
+const ADMIN = { email: "scale-admin@bench.test", password: "scale admin password", name: "Scale Admin" };
+
+/** The database URL of `database` on the server of `adminUrl`. */
+function databaseUrl(adminUrl: string, database: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Named statements the service prepares (the session store's lookup), recorded as pg sees them:
+ * the bench EXPLAINs the query the store really sends.
+ */
+function recordNamedStatements(): { named: Map<string, string>; restore(): void } {
+  const named = new Map<string, string>();
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const config = args[0] as { name?: unknown; text?: unknown } | null;
+    if (config && typeof config === "object" && typeof config.name === "string" && typeof config.text === "string") named.set(config.name, config.text);
+    return original.apply(this, args);
+  };
+  return { named, restore: () => void (proto.query = original) };
+}
+
+/** bench/scale/serve.ts in a child process: the service the HTTP figures are measured against. */
+async function startServiceChild(config: PortcullisConfig): Promise<{ url: string; stop(): Promise<void> }> {
+  const child: ChildProcess = fork(join(dirname(fileURLToPath(import.meta.url)), "scale", "serve.ts"), [], {
+    execArgv: ["--import", "tsx"],
+    env: { ...process.env, SCALE_SERVICE_CONFIG: JSON.stringify(config) },
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
+  });
+  const exited = once(child, "exit");
+  const [line] = (await Promise.race([once(createInterface({ input: child.stdout! }), "line"), exited.then(() => { throw new Error("the service child exited before it listened"); })])) as [string];
+  const { url } = JSON.parse(line) as { url: string };
+  return {
+    url,
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** SQL statements the ORM runs while `fn` runs, parameters inlined (what PostgreSQL receives). */
+async function captureSql<T>(p: Portcullis, fn: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+  const { orm } = p.app;
+  const statements: string[] = [];
+  orm.config.set("onQuery", (sql: string, params: unknown[]) => (statements.push(orm.em.getPlatform().formatQuery(sql, params as never[])), sql));
+  try {
+    return { result: await fn(), statements };
+  } finally {
+    orm.config.set("onQuery", (sql: string) => sql);
+  }
+}
+
+function statementLabel(sql: string): string {
+  if (/^select count/i.test(sql)) return "count";
+  if (/^select "u"\."id"/.test(sql)) return "page ids";
+  if (/"id" in \(/.test(sql)) return "users by id";
+  if (/^select/.test(sql)) return "page";
+  return sql.slice(0, 40);
+}
+
+export async function runScale(options: ScaleOptions = {}): Promise<ScaleRow[]> {
+  const users = options.users ?? 1_000_000;
+  const sessions = options.sessions ?? 5_000_000;
+  const expired = options.expired ?? 1_000_000;
+  const samples = Math.max(1, options.samples ?? 200);
+  const sessionSamples = Math.max(1, options.sessionSamples ?? 5000);
+  const adminUrl = options.adminUrl ?? "postgres://postgres@127.0.0.1:5432/test";
+  const database = options.database ?? "portcullis_scale";
+  const log = options.log ?? ((line: string) => console.log(line));
+  if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`database name ${database}: lower-case letters, digits and _ only`);
+  const url = databaseUrl(adminUrl, database);
+  const rows: ScaleRow[] = [];
+  const plans: PlanSummary[] = [];
+  const row = (name: string, value: number, unit: string, target: number | null, higher = false) => rows.push({ name, value, unit, target, higher });
+
+  log(`scale: database ${database}, ${users.toLocaleString("en")} users, ${sessions.toLocaleString("en")} sessions`);
+  await withClient(adminUrl, async (c) => {
+    await c.query(`drop database if exists ${database} with (force)`);
+    await c.query(`create database ${database}`);
+  });
+  const recorder = recordNamedStatements();
+  let service: Portcullis | undefined;
+  let child: { url: string; stop(): Promise<void> } | undefined;
+  try {
+    const orm = await openOrm({ dialect: "postgresql", location: url });
+    await migrateUp(orm);
+    await orm.close();
+    const seeded = await withClient(url, (c) => seed(c, { users, sessions, log }));
+    row("seed (users, accounts, sessions, VACUUM ANALYZE)", seeded.seconds, "s", null);
+
+    const config: PortcullisConfig = {
+      databaseUrl: url,
+      secret: "scale-bench-secret-scale-bench-secret-0123",
+      logLevel: "silent",
+      rateLimit: { enabled: false },
+      sweeper: { intervalSec: 0 },
+      // Every get-session a database lookup: the figure this scenario is about.
+      session: { cacheTtlMs: 0 },
+    };
+    // In this process: the store lookup, the statements list-users sends (for EXPLAIN), the sweeper.
+    service = await createPortcullis(config);
+    const p = service;
+    child = await startServiceChild(config);
+    const auth = `${child.url}${p.app.config.basePath}`;
+
+    // ---- get-session
+    const pick = prng(14);
+    const randomToken = () => seededToken(1 + Math.floor(pick() * sessions));
+    const storeLatency = await sample(sessionSamples, 200, async () => {
+      const found = await p.app.sessions.findByTokenHash(sha256(randomToken()));
+      if (!found) throw new Error("a seeded session was not found");
+    });
+    row("get-session: session store lookup (in process) p50", storeLatency.p50, "ms", null);
+    row("get-session: session store lookup (in process) p99", storeLatency.p99, "ms", GET_SESSION_P99_MS);
+    const getSession = async () => {
+      const res = await fetch(`${auth}/get-session`, { headers: { authorization: `Bearer ${randomToken()}` } });
+      const body = (await res.json()) as { session?: unknown } | null;
+      if (res.status !== 200 || !body?.session) throw new Error(`get-session answered ${res.status}`);
+    };
+    const httpLatency = await sample(sessionSamples, 200, getSession);
+    row("get-session over HTTP, cache off p50", httpLatency.p50, "ms", null);
+    row("get-session over HTTP, cache off p99", httpLatency.p99, "ms", GET_SESSION_P99_MS);
+    const lookup = [...recorder.named.values()].find((text) => /from sessions/i.test(text) && /token_hash = \$1/i.test(text));
+    if (lookup) await withClient(url, async (c) => plans.push(await explain(c, "get-session lookup", lookup, [sha256(randomToken())])));
+
+    // ---- list-users
+    await createAdmin(p.app.orm.em.fork(), p.app.config, ADMIN);
+    const signIn = await fetch(`${auth}/sign-in/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }) });
+    const { token } = (await signIn.json()) as { token?: string };
+    if (signIn.status !== 200 || !token) throw new Error(`admin sign-in answered ${signIn.status}`);
+    const listUsers = async (query: Record<string, string | number>) => {
+      const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
+      const res = await fetch(`${auth}/admin/list-users?${qs}`, { headers: { authorization: `Bearer ${token}` } });
+      const body = (await res.json()) as { users?: unknown[]; total?: number };
+      if (res.status !== 200 || !Array.isArray(body.users)) throw new Error(`list-users ${qs} answered ${res.status}`);
+      return body as { users: { email: string }[]; total: number };
+    };
+    const asAdmin = p.createCaller({ headers: { authorization: `Bearer ${token}` } });
+    const deep = Math.floor((users * 0.9) / 100) * 100;
+    const middle = Math.floor(users / 200) * 100;
+    const someone = Math.max(1, Math.floor(users * 0.777));
+    const scenarios: [string, Record<string, string | number>][] = [
+      ["first page", { limit: 100 }],
+      [`deep page (offset ${deep.toLocaleString("en")})`, { limit: 100, offset: deep }],
+      [`middle page (offset ${middle.toLocaleString("en")})`, { limit: 100, offset: middle }],
+      ["email contains, one user", { searchField: "email", searchOperator: "contains", searchValue: seededEmail(someone).split("@")[0]!, limit: 100 }],
+      ["email contains 'lovelace' (4%)", { searchField: "email", searchOperator: "contains", searchValue: "lovelace", limit: 100 }],
+      ["name contains 'grace hop' (0.2%)", { searchField: "name", searchOperator: "contains", searchValue: "grace hop", limit: 100 }],
+      ["sort by name desc", { sortBy: "name", sortDirection: "desc", limit: 100 }],
+      ["sort by email desc", { sortBy: "email", sortDirection: "desc", limit: 100 }],
+    ];
+    for (const [name, query] of scenarios) {
+      const cold = await timed(() => listUsers(query));
+      const l: Latency = await sample(samples, 2, () => listUsers(query));
+      row(`list-users ${name}: first call`, cold.ms, "ms", LIST_USERS_MS);
+      row(`list-users ${name} p50`, l.p50, "ms", LIST_USERS_MS);
+      row(`list-users ${name} p99`, l.p99, "ms", LIST_USERS_MS);
+      log(`  ${name}: total ${cold.result.total.toLocaleString("en")}, ${cold.result.users.length} users on the page`);
+      // The same two calls in this process (its own total cache), their statements EXPLAINed.
+      const first = await captureSql(p, () => asAdmin.admin.listUsers(query as never));
+      const later = await captureSql(p, () => asAdmin.admin.listUsers(query as never));
+      await withClient(url, async (c) => {
+        for (const sql of first.statements) plans.push(await explain(c, `${name}, first call: ${statementLabel(sql)}`, sql));
+        for (const sql of later.statements.filter((s) => !first.statements.includes(s))) plans.push(await explain(c, `${name}, later calls: ${statementLabel(sql)}`, sql));
+      });
+    }
+
+    // ---- sweeper
+    if (expired > 0) {
+      for (const batchSize of [p.app.config.sweeper.batchSize, 5000]) {
+        await withClient(url, (c) => seedExpiredSessions(c, expired, users, log));
+        const sweeping = await createPortcullis({ ...config, sweeper: { intervalSec: 0, batchSize } });
+        try {
+          const served: number[] = [];
+          let done = false;
+          const during = (async () => {
+            while (!done) served.push((await timed(getSession)).ms);
+          })();
+          let statements = 0;
+          sweeping.app.orm.config.set("onQuery", (sql: string) => (sql.startsWith("delete from") && statements++, sql));
+          const started = performance.now();
+          const first = (await sweeping.sweeper.sweepOnce()).sessions;
+          let removed = first;
+          for (let n = first; n > 0; removed += n) n = (await sweeping.sweeper.sweepOnce()).sessions;
+          const seconds = (performance.now() - started) / 1000;
+          done = true;
+          await during;
+          const meanwhile = latency(served);
+          // One sweep that empties the backlog only shows a lower bound of what a sweep can do.
+          const bound = first === expired ? " (lower bound: one sweep emptied the backlog)" : "";
+          row(`sweeper (batch ${batchSize}): expired sessions removed per second`, removed / seconds, "rows/s", null);
+          row(`sweeper (batch ${batchSize}): removed by the first sweep of ${expired.toLocaleString("en")}`, first, "rows", null);
+          row(`sweeper (batch ${batchSize}): per hour at the 300 s interval${bound}`, first * 12, "rows/h", EXPIRED_PER_HOUR, true);
+          row(`sweeper (batch ${batchSize}): mean ms per delete statement (every swept table)`, (seconds * 1000) / statements, "ms", null);
+          row(`sweeper (batch ${batchSize}): get-session over HTTP p99 meanwhile`, meanwhile.p99, "ms", null);
+          log(`  sweeper batch ${batchSize}: ${removed.toLocaleString("en")} rows in ${seconds.toFixed(1)} s, ${statements} statements`);
+          if (removed !== expired) throw new Error(`the sweeper removed ${removed} of ${expired} expired sessions`);
+        } finally {
+          await sweeping.close();
+        }
+      }
+      const live = await withClient(url, async (c) => Number((await c.query("select count(*) from sessions")).rows[0].count));
+      if (live < sessions) throw new Error(`live sessions lost: ${live} of ${sessions} left`);
+    }
+    log(`\nEXPLAIN (ANALYZE, BUFFERS):\n${formatPlans(plans)}`);
+  } finally {
+    recorder.restore();
+    await child?.stop();
+    await service?.close();
+    if (!options.keep) await withClient(adminUrl, (c) => c.query(`drop database if exists ${database} with (force)`));
+  }
+  return rows;
+}
+
+export function formatScaleRows(rows: ScaleRow[]): string {
+  const cells = rows.map((r) => {
+    const digits = r.value >= 100 ? 0 : r.value >= 10 ? 1 : 2;
+    const met = r.target === null ? "" : (r.higher ? r.value >= r.target : r.value <= r.target) ? "MET" : "MISSED";
+    return [r.name, r.value.toLocaleString("en", { maximumFractionDigits: digits }), r.unit, r.target === null ? "" : `${r.higher ? ">=" : "<"} ${r.target.toLocaleString("en")}`, met];
+  });
+  const header = ["measurement", "value", "unit", "target", ""];
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => c.map((v, i) => (i === 1 ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join("  ");
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const rows = await runScale({
+    users: envNumber("SCALE_USERS", 1_000_000),
+    sessions: envNumber("SCALE_SESSIONS", 5_000_000),
+    expired: envNumber("SCALE_EXPIRED", 1_000_000),
+    samples: envNumber("SCALE_SAMPLES", 200),
+    sessionSamples: envNumber("SCALE_SESSION_SAMPLES", 5000),
+    adminUrl: process.env.SCALE_PG_URL,
+    database: process.env.SCALE_DB,
+    keep: process.env.SCALE_KEEP === "1",
+  });
+  console.log(`\n${formatScaleRows(rows)}`);
+}
