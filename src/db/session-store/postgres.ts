@@ -1,5 +1,14 @@
 import pg from "pg";
-import { credentialSql, mapCredential, mapRow, SESSION_COLUMNS, type SessionStore, type SessionWithUser } from "./types.ts";
+import { credentialSql, mapCredential, mapRow, SESSION_COLUMNS, type NewSessionRow, type SessionStore, type SessionWithUser, type SignInInsert } from "./types.ts";
+
+/**
+ * Password sign-in's insert: the session row, for a user not banned at `$10`, whose row is read
+ * FOR SHARE (a concurrent ban or removal holds it FOR UPDATE: this waits, then sees its outcome).
+ */
+const SIGN_IN_INSERT = `INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at)
+  SELECT $1::uuid, $2::varchar, u.id, $3::timestamptz, $4::boolean, $5::varchar, $6::text, NULL, $7::timestamptz, $8::timestamptz FROM users u
+  WHERE u.id = $9 AND NOT (u.banned AND (u.ban_expires IS NULL OR u.ban_expires > $10))
+  FOR SHARE OF u`;
 
 /** Named prepared statements: PostgreSQL parses and plans them once per connection. */
 export function createPostgresSessionStore(url: string): SessionStore {
@@ -25,6 +34,16 @@ export function createPostgresSessionStore(url: string): SessionStore {
         text: `UPDATE sessions SET expires_at = $1, updated_at = $2 WHERE id = $3`,
         values: [expiresAt, now, sessionId],
       });
+    },
+    async insertSessionUnlessBanned(row: NewSessionRow, now: Date): Promise<SignInInsert> {
+      const res = await pool.query({
+        name: "portcullis_sign_in_session",
+        text: SIGN_IN_INSERT,
+        values: [row.id, row.tokenHash, row.expiresAt, row.rememberMe, row.ipAddress, row.userAgent, row.createdAt, row.updatedAt, row.userId, now],
+      });
+      if (res.rowCount === 1) return "inserted";
+      const user = await pool.query({ name: "portcullis_user_exists", text: "SELECT 1 FROM users WHERE id = $1", values: [row.userId] });
+      return user.rowCount ? "banned" : "gone";
     },
     async close() {
       await pool.end();

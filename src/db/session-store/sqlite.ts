@@ -1,5 +1,39 @@
 import Database from "better-sqlite3";
-import { credentialSql, mapCredential, mapRow, SESSION_COLUMNS, type SessionStore, type SessionWithUser } from "./types.ts";
+import type { AbstractSqlConnection } from "@mikro-orm/better-sqlite";
+import type { MikroORM } from "@mikro-orm/core";
+import { credentialSql, mapCredential, mapRow, SESSION_COLUMNS, type NewSessionRow, type SessionStore, type SessionWithUser, type SignInInsert } from "./types.ts";
+
+/** Password sign-in's insert: the session row, for a user not banned at the given time (epoch ms). */
+const SIGN_IN_INSERT = `INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at)
+  SELECT ?, ?, u.id, ?, ?, ?, ?, NULL, ?, ? FROM users u
+  WHERE u.id = ? AND NOT (u.banned AND (u.ban_expires IS NULL OR u.ban_expires > ?))`;
+
+interface WriterStatements {
+  insert: Database.Statement;
+  userExists: Database.Statement;
+}
+
+/** Prepared once per connection of the ORM's pool (SQLite's has one): keyed by the connection. */
+const writerStatements = new WeakMap<Database.Database, WriterStatements>();
+
+/**
+ * Runs `run` on the ORM's own SQLite connection, taken from its pool as the ORM's queries take
+ * it: after any transaction of the ORM still open, never inside one.
+ */
+async function withWriter<T>(orm: MikroORM, run: (statements: WriterStatements) => T): Promise<T> {
+  const client = (orm.em.getConnection("write") as AbstractSqlConnection).getKnex().client;
+  const connection = (await client.acquireConnection()) as Database.Database;
+  try {
+    let statements = writerStatements.get(connection);
+    if (!statements) {
+      statements = { insert: connection.prepare(SIGN_IN_INSERT), userExists: connection.prepare("SELECT 1 FROM users WHERE id = ?") };
+      writerStatements.set(connection, statements);
+    }
+    return run(statements);
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
 
 /**
  * A second, in-process connection to the same SQLite file (WAL: readers never wait for the
@@ -37,6 +71,16 @@ export function createSqliteSessionStore(file: string): SessionStore {
       } catch (err) {
         if ((err as { code?: string }).code !== "SQLITE_BUSY") throw err;
       }
+    },
+    insertSessionUnlessBanned(row: NewSessionRow, now: Date, orm: MikroORM): Promise<SignInInsert> {
+      return withWriter(orm, ({ insert, userExists }) => {
+        const { changes } = insert.run(
+          row.id, row.tokenHash, row.expiresAt.getTime(), row.rememberMe ? 1 : 0, row.ipAddress, row.userAgent,
+          row.createdAt.getTime(), row.updatedAt.getTime(), row.userId, now.getTime(),
+        );
+        if (changes === 1) return "inserted";
+        return userExists.get(row.userId) ? "banned" : "gone";
+      });
     },
     async close() {
       db.close();

@@ -1,6 +1,9 @@
+import type { MikroORM } from "@mikro-orm/core";
+
 /**
  * The hot-path port (PERFORMANCE.md): one query prepared once per process, session joined to
- * user. MikroORM stays off this path; it owns the schema and every other write.
+ * user, and password sign-in's lookup and session insert. MikroORM stays off these paths; it
+ * owns the schema and every other write.
  */
 export interface UserRow {
   id: string;
@@ -45,12 +48,31 @@ export interface Credential {
 /** A value now (SQLite answers synchronously: no promise on the hot path) or later. */
 export type MaybePromise<T> = T | Promise<T>;
 
+/** A session about to be written by password sign-in: its row, and the token's SHA-256 (never the token). */
+export interface NewSessionRow extends SessionRow {
+  tokenHash: string;
+}
+
+/** What password sign-in's insert did: wrote the session, or found the user banned at that moment, or gone. */
+export type SignInInsert = "inserted" | "banned" | "gone";
+
 export interface SessionStore {
   findByTokenHash(tokenHash: string): MaybePromise<SessionWithUser | null>;
   /** Password sign-in lookup: the user and its credential account's hash, one prepared query. */
   findCredential(field: "email" | "username", value: string): Promise<Credential | null>;
   /** Sliding expiry; best effort (a busy database skips it, the next request retries). */
   extend(sessionId: string, expiresAt: Date, now: Date): MaybePromise<void>;
+  /**
+   * Password sign-in's one write (issue 14 lever 5): the session, inserted only if its user
+   * exists and is not banned at `now` (an expired ban does not count), in one prepared
+   * statement. On PostgreSQL it reads the user row FOR SHARE: a ban or a removal, which lock the
+   * row before ending the user's sessions, either commits first and is seen, or waits for this
+   * insert and then ends the session with the others. Nothing inserted: "banned" or "gone", told
+   * apart by a second look on that path only. `orm`: on SQLite the write goes through the ORM's
+   * connection, the file's one writer in this process (a commit from a second connection would
+   * fail an open transaction of the ORM that has read: SQLITE_BUSY_SNAPSHOT).
+   */
+  insertSessionUnlessBanned(row: NewSessionRow, now: Date, orm: MikroORM): Promise<SignInInsert>;
   close(): Promise<void>;
 }
 

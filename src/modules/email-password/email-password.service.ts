@@ -7,10 +7,10 @@ import type { UserRow } from "../../db/session-store/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
-import { bannedUser, isBanActive, issueSession, type RequestInfo } from "../session/session.service.ts";
+import { bannedUser, isBanActive, issueSession, newSession, type RequestInfo } from "../session/session.service.ts";
 import { sendsVerificationOnSignUp, sendVerificationLater } from "../verification/email-verification.service.ts";
 import { checkPasswordLength, parseEmail, parseUsername } from "./email-password.rules.ts";
-import { secondStep, type SecondStep } from "../two-factor/gate.ts";
+import { hasSecondStep, secondStep, type SecondStep } from "../two-factor/gate.ts";
 
 export const CREDENTIAL_PROVIDER = "credential";
 
@@ -122,10 +122,20 @@ export async function signInWithPassword(
     sendVerificationLater(app, req.requestId, user, callbackURL);
     throw new AuthError("EMAIL_NOT_VERIFIED");
   }
-  // The password check took ~20 ms: a ban or a removal may have committed meanwhile. The ban
-  // state is read again on the user row, locked against a concurrent ban (which locks it before
-  // ending sessions, see admin changeUser), in the transaction that inserts the session: either
-  // the ban came first and we refuse, or it waits for our commit and then ends our session.
+  // The password check took ~20 ms: a ban or a removal may have committed meanwhile. The common
+  // case (no ban on record, no second step) is one statement that inserts the session only if
+  // the user is not banned at that moment, reading the row FOR SHARE against a concurrent ban
+  // (which locks it before ending sessions, see admin changeUser): either the ban came first and
+  // we refuse, or it waits for our insert and then ends our session (session-store).
+  if (!user.banned && !hasSecondStep(app, user)) {
+    const issued = newSession(app, req, { userId: user.id, rememberMe });
+    const outcome = await app.sessions.insertSessionUnlessBanned({ ...issued.session, tokenHash: issued.tokenHash }, now, app.orm);
+    if (outcome === "banned") throw bannedUser(app);
+    if (outcome === "gone") throw new AuthError(failure); // removed meanwhile
+    return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user, secondStep: { kind: "none", trustToken: null } };
+  }
+  // An expired ban still on record (lifted here) or a second step: the same guarantee, in a
+  // transaction that reads the ban state FOR SHARE first.
   const signedIn = await inTransaction(em, async (tx) => {
     const current = await lockBanState(app, tx, user.id);
     if (!current) throw new AuthError(failure); // removed meanwhile

@@ -28,11 +28,13 @@ export interface IssueOptions {
   expiresInSec?: number;
 }
 
-/**
- * Writes a new session at once (inside the caller's transaction when `em` is one). A native
- * insert, not the unit of work: a third of the cost on the sign-in path (bench/README).
- */
-export async function issueSession(app: App, em: EntityManager, req: RequestInfo, opts: IssueOptions): Promise<IssuedSession> {
+export interface NewSession extends IssuedSession {
+  /** SHA-256 of the token: the only form of it the database keeps. */
+  tokenHash: string;
+}
+
+/** A new session, not written yet: its row, token and digest (issueSession writes it; so does password sign-in's one statement). */
+export function newSession(app: App, req: RequestInfo, opts: IssueOptions): NewSession {
   const now = app.clock.now();
   const rememberMe = opts.rememberMe ?? true;
   const ttlSec =
@@ -49,9 +51,18 @@ export async function issueSession(app: App, em: EntityManager, req: RequestInfo
     createdAt: now,
     updatedAt: now,
   };
-  const { userId, ...columns } = session;
-  await em.insert(Session, { ...columns, user: userId, tokenHash: sha256(token) });
-  return { token, session, cookieMaxAgeSec: rememberMe ? ttlSec : null };
+  return { token, tokenHash: sha256(token), session, cookieMaxAgeSec: rememberMe ? ttlSec : null };
+}
+
+/**
+ * Writes a new session at once (inside the caller's transaction when `em` is one). A native
+ * insert, not the unit of work: a third of the cost on the sign-in path (bench/README).
+ */
+export async function issueSession(app: App, em: EntityManager, req: RequestInfo, opts: IssueOptions): Promise<IssuedSession> {
+  const { tokenHash, ...issued } = newSession(app, req, opts);
+  const { userId, ...columns } = issued.session;
+  await em.insert(Session, { ...columns, user: userId, tokenHash });
+  return issued;
 }
 
 export interface ResolvedSession extends SessionWithUser {

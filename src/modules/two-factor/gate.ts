@@ -10,6 +10,11 @@ export type SecondStep =
   /** `{ twoFactorRedirect: true, twoFactorMethods }` and the `two_factor` cookie; no session yet. */
   | { kind: "pending"; pendingToken: string; methods: string[] };
 
+/** Whether a sign-in of `user` that proved the first factor meets the gate at all (two-factor on, for the service and the user). */
+export function hasSecondStep(app: App, user: { twoFactorEnabled: boolean }): boolean {
+  return app.config.twoFactor.enabled && user.twoFactorEnabled;
+}
+
 /**
  * The gate every way in that presents a password passes (and OAuth sign-in with
  * `twoFactor.enforceOnSocial`), inside the transaction that would issue the session: a user with
@@ -22,7 +27,7 @@ export async function secondStep(
   rememberMe: boolean,
   trustCookie: string | null,
 ): Promise<SecondStep> {
-  if (!app.config.twoFactor.enabled || !user.twoFactorEnabled) return { kind: "none", trustToken: null };
+  if (!hasSecondStep(app, user)) return { kind: "none", trustToken: null };
   const trustToken = await challenges.rotateTrustedDevice(app, tx, user.id, trustCookie);
   if (trustToken) return { kind: "none", trustToken };
   const pendingToken = await challenges.createPendingSignIn(app, tx, user.id, rememberMe);
