@@ -2,4 +2,4 @@
 import { ormOptions, parseDatabaseUrl } from "./src/db/orm.ts";
 
 const url = process.env.DATABASE_URL ?? "sqlite:./data/migrations-scratch.db";
-export default ormOptions(parseDatabaseUrl(url));
+export default await ormOptions(parseDatabaseUrl(url), { withMigrations: true });

@@ -1,5 +1,5 @@
 /**
- * The compiled service as `npm start` runs it (`node bin/portcullis.mjs serve`, default
+ * The compiled service as `npm start` runs it (its node flags, `bin/portcullis.mjs serve`, default
  * config but rate limits off so the load is answered): start to first answer, resident memory
  * idle, and resident memory after BENCH_LOAD_SEC (default 60) of get-session and sign-in load.
  */
@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CONNECTIONS, median, root } from "./lib.ts";
+import { CONNECTIONS, median, root, startNodeFlags } from "./lib.ts";
 
 export interface Footprint {
   /** Fresh database: migrations run first. */
@@ -54,7 +54,7 @@ async function start(dir: string, env: Record<string, string>): Promise<Started>
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [join(root, "bin/portcullis.mjs"), "serve", "--config", join(dir, "config.mjs")], {
+  const proc = spawn(process.execPath, [...startNodeFlags(), join(root, "bin/portcullis.mjs"), "serve", "--config", join(dir, "config.mjs")], {
     cwd: dir,
     env: { ...process.env, NODE_ENV: "development", PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: url, DATABASE_URL: `sqlite:${join(dir, "fp.db")}`, ...env },
     stdio: ["ignore", "ignore", "inherit"],

@@ -4,6 +4,7 @@
  */
 import autocannon, { type Options, type Result } from "autocannon";
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createHistogram } from "node:perf_hooks";
 import { dirname, join } from "node:path";
@@ -43,10 +44,16 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/** The node flags `npm start` passes (package.json `scripts.start`): the bench runs servers as it does. */
+export function startNodeFlags(): string[] {
+  const start = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+  return start.slice(start.indexOf("node") + 1).filter((t) => t.startsWith("--"));
+}
+
 export function forkTs(file: string, env: Record<string, string>, profile = false): ChildProcess {
   return fork(join(here, file), [], {
     cwd: root,
-    execArgv: ["--import", "tsx", ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
+    execArgv: [...startNodeFlags(), "--import", "tsx", ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });

@@ -5,7 +5,9 @@ import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { applyEnv, ConfigError, resolveConfig, type PortcullisConfig } from "./config/index.ts";
-import { migrateUp, openOrm, parseDatabaseUrl } from "./db/orm.ts";
+import { spawn } from "node:child_process";
+import type { MikroORM } from "@mikro-orm/core";
+import { hasPendingMigrations, migrateUp, openOrm, parseDatabaseUrl } from "./db/orm.ts";
 import { AuthError } from "./errors.ts";
 import { BootstrapError, createAdmin } from "./modules/admin/bootstrap.service.ts";
 import { createPortcullis } from "./index.ts";
@@ -55,6 +57,21 @@ function devSecret(config: PortcullisConfig): string {
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   void config;
   return secret;
+}
+
+/**
+ * `serve`: pending migrations run in a `migrate` process of their own (same config and
+ * environment), so the serving process never loads the migrations code (issue 14 lever 2).
+ */
+async function migrateInChild(orm: MikroORM, configFile: string | undefined): Promise<void> {
+  if (!(await hasPendingMigrations(orm))) return;
+  const args = [process.argv[1]!, "migrate", ...(configFile ? ["--config", configFile] : [])];
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] });
+    child.once("error", reject);
+    child.once("exit", (c) => resolve(c));
+  });
+  if (code !== 0) throw new Error(`portcullis migrate exited with ${code}`);
 }
 
 async function main() {
@@ -127,7 +144,10 @@ async function main() {
     return;
   }
   const index = workerIndex();
-  const portcullis = await createPortcullis(config, index === null ? {} : { migrate: false, sweep: index === 0, clusterWorker: true });
+  const portcullis = await createPortcullis(
+    config,
+    index === null ? { migrate: (orm) => migrateInChild(orm, values.config) } : { migrate: false, sweep: index === 0, clusterWorker: true },
+  );
   const url = await portcullis.listen();
   portcullis.app.logger.info({ url, basePath: portcullis.app.config.basePath, ...(index === null ? {} : { worker: index }) }, "portcullis listening");
   const stop = async () => {

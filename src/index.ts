@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Server as NetServer, type AddressInfo } from "node:net";
+import type { MikroORM } from "@mikro-orm/core";
 import { pino, type Logger } from "pino";
 import { createHttpServer, createRequestHandler } from "../rest-bridge/server.ts";
 import type { App } from "./app.ts";
@@ -56,8 +57,12 @@ const callerFactory = createCallerFactory(appRouter);
 export type Caller = ReturnType<typeof callerFactory>;
 
 export interface CreateOptions {
-  /** Apply pending migrations on start (default true). */
-  migrate?: boolean;
+  /**
+   * Apply pending migrations on start (default true: in this process, loading the migrations
+   * code only when one is pending); a function is called with the ORM instead (the CLI runs
+   * them in a process of their own, so the serving one never loads that code).
+   */
+  migrate?: boolean | ((orm: MikroORM) => Promise<void>);
   /** Run the sweeper in this instance (default true; `serve --workers` runs it in one worker). */
   sweep?: boolean;
   /**
@@ -91,7 +96,9 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
   const logger = options.logger ?? pino({ level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie"] });
   const target = parseDatabaseUrl(config.databaseUrl);
   const orm = await openOrm(target);
-  if (options.migrate ?? true) await migrateUp(orm);
+  const migrate = options.migrate ?? true;
+  if (typeof migrate === "function") await migrate(orm);
+  else if (migrate) await migrateUp(orm);
   const origin = new URL(config.publicUrl).origin;
   const keys = secretsOf(configured);
   const sessionCache = new SessionCache(config.session.cacheTtlMs, config.session.cacheMaxEntries);
@@ -107,7 +114,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     config,
     ...keys,
     orm,
-    sessions: createSessionStore(target),
+    sessions: await createSessionStore(target),
     sessionCache,
     invalidation,
     rateLimiter: createRateLimiter(config.rateLimit, { target, logger, clustered }),

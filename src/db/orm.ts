@@ -1,13 +1,8 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { MikroORM, Options } from "@mikro-orm/core";
-import { BetterSqliteDriver } from "@mikro-orm/better-sqlite";
-import { PostgreSqlDriver } from "@mikro-orm/postgresql";
-import { Migrator } from "@mikro-orm/migrations";
 import { entities } from "./entities/index.ts";
-import { postgresMigrations, sqliteMigrations } from "./migrations/index.ts";
-import { withMigrationLock } from "./migration-lock.ts";
 
 export type Dialect = "sqlite" | "postgresql";
 
@@ -26,11 +21,15 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
   return { dialect: "postgresql", location: url };
 }
 
-/** MikroORM options for a target; also used by mikro-orm.config.ts (the CLI). */
-export function ormOptions(target: DatabaseTarget): Options {
+/**
+ * MikroORM options for a target; also used by mikro-orm.config.ts (the CLI). Only the target's
+ * driver is loaded, and the migrations code (umzug, the migration classes) only with
+ * `withMigrations` (the CLI) or when migrateUp() finds one pending: a serving process whose
+ * database is up to date never loads it (issue 14 lever 2).
+ */
+export async function ormOptions(target: DatabaseTarget, opts: { withMigrations?: boolean } = {}): Promise<Options> {
   const common = {
     entities,
-    extensions: [Migrator],
     // STACK.md trap 3: migrations under vitest need a plain dynamic import.
     dynamicImportProvider: (id: string) => import(id),
     allowGlobalContext: false,
@@ -38,49 +37,48 @@ export function ormOptions(target: DatabaseTarget): Options {
     forceUtcTimezone: true,
     ignoreUndefinedInQuery: true,
   } satisfies Partial<Options>;
+  const migrations = {
+    path: resolve(migrationsRoot, target.dialect),
+    snapshot: false,
+    silent: true,
+    emit: "ts" as const,
+    transactional: true,
+    ...(opts.withMigrations ? { migrationsList: await migrationsList(target.dialect) } : {}),
+  };
+  const extensions = opts.withMigrations ? [(await import("@mikro-orm/migrations")).Migrator] : [];
   if (target.dialect === "sqlite") {
-    return {
-      ...common,
-      driver: BetterSqliteDriver,
-      dbName: target.location,
-      migrations: {
-        path: resolve(migrationsRoot, "sqlite"),
-        migrationsList: sqliteMigrations,
-        snapshot: false,
-        silent: true,
-        emit: "ts",
-        transactional: true,
-      },
-    } as Options;
+    const { BetterSqliteDriver } = await import("@mikro-orm/better-sqlite");
+    return { ...common, extensions, driver: BetterSqliteDriver, dbName: target.location, migrations } as Options;
   }
-  return {
-    ...common,
-    driver: PostgreSqlDriver,
-    clientUrl: target.location,
-    pool: { min: 0, max: 10 },
-    migrations: {
-      path: resolve(migrationsRoot, "postgresql"),
-      migrationsList: postgresMigrations,
-      snapshot: false,
-      silent: true,
-      emit: "ts",
-      transactional: true,
-    },
-  } as Options;
+  const { PostgreSqlDriver } = await import("@mikro-orm/postgresql");
+  return { ...common, extensions, driver: PostgreSqlDriver, clientUrl: target.location, pool: { min: 0, max: 10 }, migrations } as Options;
+}
+
+async function migrationsList(dialect: Dialect) {
+  const { postgresMigrations, sqliteMigrations } = await import("./migrations/index.ts");
+  return dialect === "sqlite" ? sqliteMigrations : postgresMigrations;
+}
+
+/** The migrations shipped for a dialect, by name: the files of its folder (.ts in the sources, .js in dist/). */
+export function shippedMigrations(dialect: Dialect): string[] {
+  return readdirSync(resolve(migrationsRoot, dialect))
+    .filter((f) => /^Migration\w+\.(ts|js)$/.test(f) && !f.endsWith(".d.ts"))
+    .map((f) => f.replace(/\.(ts|js)$/, ""))
+    .sort();
 }
 
 export async function openOrm(target: DatabaseTarget): Promise<MikroORM> {
   if (target.dialect === "sqlite") {
     mkdirSync(dirname(target.location), { recursive: true });
     const { MikroORM } = await import("@mikro-orm/better-sqlite");
-    const orm = await MikroORM.init(ormOptions(target) as never);
+    const orm = await MikroORM.init((await ormOptions(target)) as never);
     // WAL lets the session store's reader run beside writers; durable on commit with synchronous=NORMAL in WAL.
     await orm.em.getConnection().execute("pragma journal_mode = wal");
     await orm.em.getConnection().execute("pragma busy_timeout = 5000");
     return orm as unknown as MikroORM;
   }
   const { MikroORM } = await import("@mikro-orm/postgresql");
-  return (await MikroORM.init(ormOptions(target) as never)) as unknown as MikroORM;
+  return (await MikroORM.init((await ormOptions(target)) as never)) as unknown as MikroORM;
 }
 
 /** The database an ORM opened by openOrm() talks to. */
@@ -89,7 +87,33 @@ function targetOf(orm: MikroORM): DatabaseTarget {
   return url ? { dialect: "postgresql", location: url } : { dialect: "sqlite", location: orm.config.get("dbName")! };
 }
 
-/** Applies pending migrations, one process at a time per database (db/migration-lock.ts). */
+/** Whether a shipped migration is not applied yet: one query, no migrations code loaded. */
+export async function hasPendingMigrations(orm: MikroORM): Promise<boolean> {
+  const dialect = targetOf(orm).dialect;
+  let applied: string[];
+  try {
+    const connection = orm.em.getConnection() as unknown as { execute(sql: string): Promise<{ name: string }[]> };
+    const rows = await connection.execute("select name from mikro_orm_migrations");
+    applied = rows.map((r) => r.name.replace(/\.(ts|js)$/, ""));
+  } catch {
+    return true; // no migrations table yet: a fresh database
+  }
+  const done = new Set(applied);
+  return shippedMigrations(dialect).some((name) => !done.has(name));
+}
+
+/**
+ * Applies pending migrations, one process at a time per database (db/migration-lock.ts). The
+ * migrations code is loaded only when one is pending.
+ */
 export async function migrateUp(orm: MikroORM): Promise<void> {
-  await withMigrationLock(targetOf(orm), () => orm.getMigrator().up());
+  if (!(await hasPendingMigrations(orm))) return;
+  const target = targetOf(orm);
+  const [{ Migrator }, { withMigrationLock }, list] = await Promise.all([
+    import("@mikro-orm/migrations"),
+    import("./migration-lock.ts"),
+    migrationsList(target.dialect),
+  ]);
+  orm.config.set("migrations", { ...orm.config.get("migrations"), migrationsList: list });
+  await withMigrationLock(target, () => new Migrator(orm.em as never).up());
 }

@@ -1,4 +1,9 @@
-import { Agent, type Dispatcher, request as undiciRequest } from "undici";
+import type * as Undici from "undici";
+import type { Dispatcher } from "undici";
+import { loadPackage } from "../load.ts";
+
+/** undici, loaded on the first outgoing call (issue 14 lever 2): a server without OAuth never pays its ~20 MiB. */
+const undici = () => loadPackage("undici") as typeof Undici;
 import type { z } from "zod";
 
 /**
@@ -22,17 +27,19 @@ export interface HttpClient {
   limits: HttpLimits;
 }
 
-/** Tests inject a dispatcher (a MockAgent, or an Agent of their own); otherwise one Agent per instance. */
+/** Tests inject a dispatcher (a MockAgent, or an Agent of their own); otherwise one Agent per instance, made on first use. */
 export function createHttpClient(limits: HttpLimits, dispatcher?: Dispatcher): HttpClient {
+  let own = dispatcher;
   return {
     limits,
-    dispatcher:
-      dispatcher ??
-      new Agent({
+    get dispatcher() {
+      own ??= new (undici().Agent)({
         connect: { timeout: limits.connectTimeoutMs },
         headersTimeout: limits.headersTimeoutMs,
         bodyTimeout: limits.bodyTimeoutMs,
-      }),
+      });
+      return own;
+    },
   };
 }
 
@@ -132,7 +139,7 @@ export async function request<T>(http: HttpClient, spec: RequestSpec<T>): Promis
   }
   let res: Dispatcher.ResponseData;
   try {
-    res = await undiciRequest(url, {
+    res = await undici().request(url, {
       dispatcher: http.dispatcher,
       method: spec.method,
       headers,

@@ -1,6 +1,7 @@
-import { createTransport } from "nodemailer";
+import type * as Nodemailer from "nodemailer";
 import type { Logger } from "pino";
 import type { ResolvedConfig } from "../config/index.ts";
+import { loadPackage } from "../load.ts";
 
 export interface MailMessage {
   to: string;
@@ -37,7 +38,7 @@ export function createMailer(config: ResolvedConfig, logger: Logger): Mailer {
   const { smtpUrl, from } = config.email;
   // Bounded timeouts: a stuck server must not hold close() (which waits for deferred sends).
   const transport = smtpUrl
-    ? createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 })
+    ? (loadPackage("nodemailer") as typeof Nodemailer).createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 })
     : null;
   if (!transport) {
     // Links carry live tokens: fine in a developer's terminal, worth a warning in production.

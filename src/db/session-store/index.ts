@@ -1,12 +1,10 @@
 import type { DatabaseTarget } from "../orm.ts";
-import { createPostgresSessionStore } from "./postgres.ts";
-import { createSqliteSessionStore } from "./sqlite.ts";
 import type { SessionStore } from "./types.ts";
 
 export * from "./types.ts";
 
-export function createSessionStore(target: DatabaseTarget): SessionStore {
-  return target.dialect === "sqlite"
-    ? createSqliteSessionStore(target.location)
-    : createPostgresSessionStore(target.location);
+/** Only the target's driver is loaded (issue 14 lever 2). */
+export async function createSessionStore(target: DatabaseTarget): Promise<SessionStore> {
+  if (target.dialect === "sqlite") return (await import("./sqlite.ts")).createSqliteSessionStore(target.location);
+  return (await import("./postgres.ts")).createPostgresSessionStore(target.location);
 }

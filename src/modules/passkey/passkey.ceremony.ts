@@ -1,13 +1,9 @@
-import {
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type VerifiedRegistrationResponse,
-} from "@simplewebauthn/server";
+import type { VerifiedRegistrationResponse } from "@simplewebauthn/server";
 import type { App } from "../../app.ts";
 import type { IPasskey } from "../../db/entities/index.ts";
 import { AuthError, type ErrorCode } from "../../errors.ts";
 import { challengeMatcher, type StoredChallenge } from "./passkey.challenge.ts";
-import { relyingParty } from "./passkey.rules.ts";
+import { relyingParty, webauthn } from "./passkey.rules.ts";
 import { authenticationResponseSchema, registrationResponseSchema, type AuthenticationResponse } from "./passkey.schema.ts";
 
 /**
@@ -36,6 +32,7 @@ export async function verifyRegistration(call: Call, raw: unknown, stored: Store
   const rp = relyingParty(call.app);
   let cause: unknown = new Error("registration response not verified");
   try {
+    const { verifyRegistrationResponse } = await webauthn();
     const result = await verifyRegistrationResponse({
       // clientExtensionResults: better-auth's client strips them, and no extension is requested.
       response: { ...parsed.data, clientExtensionResults: {} },
@@ -74,6 +71,7 @@ export async function verifyAssertion(call: Call, response: AuthenticationRespon
   let cause: unknown = new Error("authentication response not verified");
   try {
     const { userHandle, ...assertion } = response.response;
+    const { verifyAuthenticationResponse } = await webauthn();
     const result = await verifyAuthenticationResponse({
       response: { ...response, response: { ...assertion, ...(userHandle ? { userHandle } : {}) }, clientExtensionResults: {} },
       expectedChallenge: challengeMatcher(stored),

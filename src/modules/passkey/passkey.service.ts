@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { ForeignKeyConstraintViolationException, LockMode, UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/core";
-import { generateAuthenticationOptions, generateRegistrationOptions } from "@simplewebauthn/server";
 import type { App } from "../../app.ts";
 import { Passkey, User } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
@@ -10,7 +9,7 @@ import { bannedUser, isBanActive, issueSession, type IssuedSession, type Request
 import { userRow } from "../user/user.mapper.ts";
 import * as ceremony from "./passkey.ceremony.ts";
 import { consumeChallenge, saveChallenge } from "./passkey.challenge.ts";
-import { joinTransports, publicPasskey, relyingParty, splitTransports, type PublicPasskey } from "./passkey.rules.ts";
+import { joinTransports, publicPasskey, relyingParty, splitTransports, webauthn, type PublicPasskey } from "./passkey.rules.ts";
 
 /** better-auth's passkey plugin rules, with the differences of CONTRACT.md §10 (passkey.rules.ts, passkey.challenge.ts). */
 type RequestMeta = RequestInfo & { requestId: string };
@@ -33,6 +32,7 @@ export interface RegisterQuery {
  */
 export async function registrationOptions(app: App, em: EntityManager, user: UserRow, query: RegisterQuery) {
   const rp = relyingParty(app);
+  const { generateRegistrationOptions } = await webauthn();
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -88,6 +88,7 @@ export async function verifyRegistration(app: App, em: EntityManager, req: Reque
  */
 export async function authenticationOptions(app: App, em: EntityManager, userId: string | null) {
   const allowCredentials = userId ? await credentialsOf(em, userId) : [];
+  const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({
     rpID: relyingParty(app).id,
     userVerification: "preferred",

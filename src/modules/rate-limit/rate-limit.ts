@@ -1,16 +1,10 @@
 import { createHash } from "node:crypto";
-import Database from "better-sqlite3";
-import pg from "pg";
+import type DatabaseType from "better-sqlite3";
+import type PgType from "pg";
 import type { Logger } from "pino";
-import { Redis } from "ioredis";
-import {
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRedis,
-  RateLimiterRes,
-  RateLimiterSQLite,
-  type RateLimiterAbstract,
-} from "rate-limiter-flexible";
+import type { Redis as RedisType } from "ioredis";
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { loadPackage } from "../../load.ts";
 import { DEFAULT_RATE_LIMIT_RULES, type ResolvedConfig } from "../../config/index.ts";
 import type { DatabaseTarget } from "../../db/orm.ts";
 
@@ -118,6 +112,8 @@ export interface Store {
  * instead of queueing requests behind a reconnect.
  */
 export function redisStore(url: string, logger: Logger): Store {
+  const { Redis } = loadPackage("ioredis") as { Redis: typeof RedisType };
+  const { RateLimiterRedis } = loadPackage("rate-limiter-flexible") as typeof import("rate-limiter-flexible");
   const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: STORE_TIMEOUT_MS });
   let lastReport = 0;
   client.on("error", (err) => {
@@ -138,6 +134,8 @@ export function redisStore(url: string, logger: Logger): Store {
 export function databaseStore(target: DatabaseTarget, logger: Logger): Store {
   const common = { tableName: RATE_LIMIT_TABLE, tableCreated: true, clearExpiredByTimeout: false };
   if (target.dialect === "postgresql") {
+    const pg = loadPackage("pg") as typeof PgType;
+    const { RateLimiterPostgres } = loadPackage("rate-limiter-flexible") as typeof import("rate-limiter-flexible");
     const pool = new pg.Pool({ connectionString: target.location, max: 4 });
     // An idle client that loses its connection must not crash the process; the next query reconnects.
     pool.on("error", (err) => logger.warn({ err }, "rate limit store connection lost"));
@@ -149,6 +147,8 @@ export function databaseStore(target: DatabaseTarget, logger: Logger): Store {
   }
   // A connection of its own, like the session store: WAL, and never a synchronous wait on a
   // lock (that would block the event loop while MikroORM's writer needs it to commit).
+  const Database = loadPackage("better-sqlite3") as typeof DatabaseType;
+  const { RateLimiterSQLite } = loadPackage("rate-limiter-flexible") as typeof import("rate-limiter-flexible");
   const db = new Database(target.location);
   db.pragma("journal_mode = wal");
   db.pragma("busy_timeout = 0");

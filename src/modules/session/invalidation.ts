@@ -1,6 +1,7 @@
 import cluster from "node:cluster";
 import { randomUUID } from "node:crypto";
-import pg from "pg";
+import type PgType from "pg";
+import { loadPackage } from "../../load.ts";
 import type { Logger } from "pino";
 import type { Invalidation, SessionCache } from "./session-cache.ts";
 
@@ -69,7 +70,7 @@ const HEARTBEAT_MS = 10_000;
  */
 export async function postgresChannel(url: string, cache: SessionCache, logger: Logger): Promise<InvalidationChannel> {
   const self = randomUUID();
-  let client: pg.Client | null = null;
+  let client: PgType.Client | null = null;
   let closed = false;
   let attempt = 0;
   let nextId = 0;
@@ -114,6 +115,7 @@ export async function postgresChannel(url: string, cache: SessionCache, logger: 
   };
 
   const connect = async (): Promise<void> => {
+    const pg = loadPackage("pg") as typeof PgType;
     const c = new pg.Client({ connectionString: url, application_name: LISTENER_APPLICATION_NAME });
     c.on("notification", (n) => {
       const wire = decode(n.payload);
@@ -134,7 +136,7 @@ export async function postgresChannel(url: string, cache: SessionCache, logger: 
     await send({ t: "hello", from: self });
   };
 
-  const lost = (c: pg.Client, err: Error) => {
+  const lost = (c: PgType.Client, err: Error) => {
     if (client !== c) return;
     client = null;
     cache.suspend();

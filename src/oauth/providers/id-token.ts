@@ -1,4 +1,8 @@
-import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import type { JSONWebKeySet, JWTPayload, JWTVerifyGetKey } from "jose";
+
+/** jose, loaded on the first ID token (issue 14 lever 2). */
+let jose: typeof import("jose") | undefined;
+const loadJose = async () => (jose ??= await import("jose"));
 import { z } from "zod";
 import type { Clock } from "../../config/schema.ts";
 import { constantTimeEqual } from "../../crypto/tokens.ts";
@@ -34,7 +38,7 @@ export function jwksCache(http: HttpClient, url: () => Promise<string>, clock: C
     const age = cached ? nowMs - cached.fetchedAtMs : Infinity;
     if (!cached || age > JWKS_TTL_MS || (refresh && age > JWKS_REFETCH_MIN_MS)) {
       const jwks = await request(http, { method: "GET", url: await url(), schema: jwksSchema });
-      cached = { set: createLocalJWKSet(jwks as JSONWebKeySet), fetchedAtMs: nowMs };
+      cached = { set: (await loadJose()).createLocalJWKSet(jwks as JSONWebKeySet), fetchedAtMs: nowMs };
     }
     return cached.set;
   };
@@ -89,6 +93,7 @@ export async function verifyIdTokenJwt(check: IdTokenCheck, idToken: string, non
     currentDate: check.clock.now(),
     clockTolerance: 5,
   };
+  const { jwtVerify, errors } = await loadJose();
   let result;
   try {
     result = await jwtVerify(idToken, await check.keys(false), options);
@@ -123,5 +128,5 @@ export function userFromClaims(claims: unknown): StandardUserInfo {
 
 /** A failure that is the token's fault (401 INVALID_TOKEN), as opposed to the provider's (500). */
 export function isTokenRejection(err: unknown): boolean {
-  return err instanceof errors.JOSEError || err instanceof ProfileError;
+  return (jose !== undefined && err instanceof jose.errors.JOSEError) || err instanceof ProfileError;
 }
