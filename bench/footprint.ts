@@ -43,14 +43,14 @@ function freePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Started {
+export interface Started {
   proc: ChildProcess;
   url: string;
   ms: number;
 }
 
 /** Spawns the compiled CLI and polls until the first answer; ms from spawn to that answer. */
-async function start(dir: string, env: Record<string, string>): Promise<Started> {
+export async function start(dir: string, env: Record<string, string>): Promise<Started> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
@@ -72,7 +72,7 @@ async function start(dir: string, env: Record<string, string>): Promise<Started>
   }
 }
 
-async function stop(proc: ChildProcess): Promise<void> {
+export async function stop(proc: ChildProcess): Promise<void> {
   if (proc.exitCode !== null) return;
   const exited = new Promise((r) => proc.once("exit", r));
   proc.kill("SIGTERM");

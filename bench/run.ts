@@ -17,12 +17,16 @@
  * repetitions, default 1; medians are reported), BENCH_ARGON2_CONCURRENCY (default: pool size),
  * BENCH_SESSION_CACHE_TTL_MS (session cache TTL of the main server; default: the server's),
  * BENCH_LOAD_SEC (footprint load, default 60; 0 skips the footprint rows),
+ * BENCH_WORKERS=N (`serve --workers N` vs one process), BENCH_MULTI=1 (three instances on one
+ * PostgreSQL: revocation; BENCH_PG_URL), BENCH_SCALE=1 (1M users / 5M sessions on PostgreSQL,
+ * bench/scale.ts, minutes; its SCALE_* variables apply),
  * BENCH_CPU_PROF=1 (a V8 .cpuprofile of the Portcullis child, in $TMPDIR/portcullis-bench-profiles/).
  * Writes bench/results/latest.json.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, relative } from "node:path";
+import { measureMultiInstance, measureWorkers } from "./cluster.ts";
 import { measureFootprint, type Footprint } from "./footprint.ts";
 import {
   CONNECTIONS, combine, DURATION, expectOk, gitDescribe, here, measure, measureArgon2, median, num, PROFILE, PROFILE_DIR,
@@ -68,7 +72,7 @@ function measuredRow(name: string, m: Measurement, unit: string, vs = "", value:
   };
 }
 
-function figureRow(name: string, value: number, unit: string, target: number, higher = false, vs = ""): Row {
+function figureRow(name: string, value: number, unit: string, target: number | null, higher = false, vs = ""): Row {
   return { name, rate: `${fmt(value, value < 10 ? 2 : 0)} ${unit}`, p50: "", p99: "", vs, value, target, higher, cpu: "", loop: "", cpuRatio: "", bad: "" };
 }
 
@@ -165,6 +169,10 @@ async function main() {
       );
     }
     const footprint: Footprint | null = LOAD_SEC > 0 ? await measureFootprint(LOAD_SEC) : null;
+    const workers = num("BENCH_WORKERS", 0);
+    const scaleOut = workers > 1 ? await measureWorkers(workers) : null;
+    const multi = process.env.BENCH_MULTI === "1" ? await measureMultiInstance() : null;
+    const scale = process.env.BENCH_SCALE === "1" ? await (await import("./scale.ts")).runScale({ log: (l) => process.stderr.write(`  ${l}\n`) }) : null;
 
     const m = Object.fromEntries(names.map((n) => [n, combine(rounds[n])])) as unknown as Record<(typeof names)[number], Measurement>;
     // Paired: each round's ratio to the baseline measured right before it, then the median.
@@ -189,6 +197,14 @@ async function main() {
         figureRow("  RSS peak during load", footprint.peakRssMiB, "MiB", TARGETS.loadRssMiB),
       );
     }
+    if (scaleOut) rows.push(figureRow(`serve --workers ${workers}, get-session`, scaleOut.ratio, "x", 0.8 * workers, true, "1 process"));
+    if (multi) {
+      rows.push(
+        figureRow(`3 instances: stale allows after the answer (${multi.revokes} revokes)`, multi.stale, "", 0),
+        figureRow("3 instances: revocation seen, p99", multi.p99, "ms", 100),
+      );
+    }
+    for (const r of scale ?? []) rows.push(figureRow(`scale: ${r.name}`, r.value, r.unit, r.target, r.higher ?? false));
     process.stdout.write(`\n${printTable(rows)}\n`);
     process.stdout.write(
       `\n${DURATION} s each, ${CONNECTIONS} connections, ${USERS} seeded users, ${ROUNDS} round(s)${ROUNDS > 1 ? " (medians; ratios paired per round)" : ""}, ` +
@@ -210,7 +226,7 @@ async function main() {
       settings: { durationSec: DURATION, warmupSec: WARMUP, connections: CONNECTIONS, seededUsers: USERS, rounds: ROUNDS, threadPoolSize: THREAD_POOL, database: "sqlite (WAL, temp file)", sessionCacheTtlMs: info.sessionCacheTtlMs, rateLimit: false, loadSec: LOAD_SEC },
       targets: TARGETS,
       rows: rows.map(({ name, value, target, higher }) => ({ name, value, target, met: value === null || target === null ? null : higher ? value >= target : value <= target })),
-      results: { ...m, argon2Meta: argonMeta, footprint },
+      results: { ...m, argon2Meta: argonMeta, footprint, workers: scaleOut, multiInstance: multi, scale },
       totalSec: Math.round((Date.now() - started) / 100) / 10,
       valid: bad.length === 0,
     };
