@@ -182,6 +182,8 @@ async function main() {
       measuredRow("GET /get-session (Bearer)", m.getSession, "req/s", "bare http", ratio(rounds.getSession, rounds.bare), TARGETS.getSession, m.bare),
       measuredRow("GET /get-session (cookie)", m.getSessionCookie, "req/s", "bare http", ratio(rounds.getSessionCookie, rounds.bare), TARGETS.getSessionCookie, m.bare),
       figureRow("  get-session p99 / p50", m.getSession.p99 / m.getSession.p50, "x", TARGETS.p99OverP50),
+      // The same figure for the baseline: what this machine's scheduling alone does to the tail.
+      figureRow("  bare node:http p99 / p50 (reference)", m.bare.p99 / m.bare.p50, "x", null),
       measuredRow("GET /get-session (cache off)", m.getSessionUncached, "req/s", "bare http", ratio(rounds.getSessionUncached, rounds.bareAgain), TARGETS.getSessionUncached, m.bareAgain),
       measuredRow(`argon2id verify (x${argonMeta.concurrency})`, m.argon2Verify, "ops/s"),
       measuredRow("POST /sign-in/email", m.signIn, "req/s", "argon2 verify", ratio(rounds.signIn, rounds.argon2Verify), TARGETS.signIn, m.argon2Verify),
