@@ -42,12 +42,12 @@ function signedInBody(result: service.SignedIn, callbackURL: string | undefined)
 export const signInRouter = router({
   email: publicProcedure.input(schema.signInEmailInput).mutation(async ({ ctx, input }) => {
     assertSafeCallback(ctx.app, input.callbackURL);
-    const result = await service.signInEmail(ctx.app, ctx.em, ctx.req, { ...input, trustCookie: ctx.readCookie(TRUST_COOKIE_NAME) });
+    const result = await service.signInEmail(ctx.app, () => ctx.em, ctx.req, { ...input, trustCookie: ctx.readCookie(TRUST_COOKIE_NAME) });
     return signedIn(ctx, result, input.callbackURL);
   }),
   username: publicProcedure.input(schema.signInUsernameInput).mutation(async ({ ctx, input }) => {
     assertSafeCallback(ctx.app, input.callbackURL);
-    const result = await service.signInUsername(ctx.app, ctx.em, ctx.req, { ...input, trustCookie: ctx.readCookie(TRUST_COOKIE_NAME) });
+    const result = await service.signInUsername(ctx.app, () => ctx.em, ctx.req, { ...input, trustCookie: ctx.readCookie(TRUST_COOKIE_NAME) });
     return signedIn(ctx, result, input.callbackURL);
   }),
 });

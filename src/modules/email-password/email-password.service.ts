@@ -95,11 +95,12 @@ type Failure = "INVALID_EMAIL_OR_PASSWORD" | "INVALID_USERNAME_OR_PASSWORD";
 
 /**
  * Password check, then the account rules, then a session. An unknown user costs one argon2
- * verify against a dummy hash, like a wrong password (no enumeration by timing).
+ * verify against a dummy hash, like a wrong password (no enumeration by timing). `em` makes the
+ * request's EntityManager, only when the sign-in needs a transaction (the common path does not).
  */
 export async function signInWithPassword(
   app: App,
-  em: EntityManager,
+  em: () => EntityManager,
   req: RequestMeta,
   where: { email: string } | { username: string },
   password: string,
@@ -136,7 +137,7 @@ export async function signInWithPassword(
   }
   // An expired ban still on record (lifted here) or a second step: the same guarantee, in a
   // transaction that reads the ban state FOR SHARE first.
-  const signedIn = await inTransaction(em, async (tx) => {
+  const signedIn = await inTransaction(em(), async (tx) => {
     const current = await lockBanState(app, tx, user.id);
     if (!current) throw new AuthError(failure); // removed meanwhile
     if (isBanActive(current, now)) throw bannedUser(app);
@@ -181,13 +182,13 @@ interface SignInInput {
   trustCookie?: string | null;
 }
 
-export function signInEmail(app: App, em: EntityManager, req: RequestMeta, input: SignInInput & { email: string }) {
+export function signInEmail(app: App, em: () => EntityManager, req: RequestMeta, input: SignInInput & { email: string }) {
   const email = parseEmail(input.email);
   const opts = { rememberMe: input.rememberMe, failure: "INVALID_EMAIL_OR_PASSWORD" as const, callbackURL: input.callbackURL, trustCookie: input.trustCookie ?? null };
   return signInWithPassword(app, em, req, { email }, input.password, opts);
 }
 
-export async function signInUsername(app: App, em: EntityManager, req: RequestMeta, input: SignInInput & { username: string }) {
+export async function signInUsername(app: App, em: () => EntityManager, req: RequestMeta, input: SignInInput & { username: string }) {
   const username = input.username.trim().toLowerCase();
   if (username.length === 0 || username.length > 64) {
     await verifyAgainstDummy(input.password);
