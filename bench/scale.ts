@@ -107,7 +107,7 @@ function recordNamedStatements(): { named: Map<string, string>; restore(): void 
 }
 
 /** bench/scale/serve.ts in a child process: the service the HTTP figures are measured against. */
-async function startServiceChild(config: PortcullisConfig): Promise<{ url: string; stop(): Promise<void> }> {
+async function startServiceChild(config: PortcullisConfig): Promise<{ url: string; bareUrl: string; stop(): Promise<void> }> {
   const child: ChildProcess = fork(join(dirname(fileURLToPath(import.meta.url)), "scale", "serve.ts"), [], {
     execArgv: ["--import", "tsx"],
     env: { ...process.env, SCALE_SERVICE_CONFIG: JSON.stringify(config) },
@@ -115,9 +115,10 @@ async function startServiceChild(config: PortcullisConfig): Promise<{ url: strin
   });
   const exited = once(child, "exit");
   const [line] = (await Promise.race([once(createInterface({ input: child.stdout! }), "line"), exited.then(() => { throw new Error("the service child exited before it listened"); })])) as [string];
-  const { url } = JSON.parse(line) as { url: string };
+  const { url, bareUrl } = JSON.parse(line) as { url: string; bareUrl: string };
   return {
     url,
+    bareUrl,
     async stop() {
       child.kill("SIGTERM");
       await exited;
@@ -167,7 +168,7 @@ export async function runScale(options: ScaleOptions = {}): Promise<ScaleRow[]> 
   });
   const recorder = recordNamedStatements();
   let service: Portcullis | undefined;
-  let child: { url: string; stop(): Promise<void> } | undefined;
+  let child: { url: string; bareUrl: string; stop(): Promise<void> } | undefined;
   try {
     const orm = await openOrm({ dialect: "postgresql", location: url });
     await migrateUp(orm);
@@ -204,9 +205,25 @@ export async function runScale(options: ScaleOptions = {}): Promise<ScaleRow[]> 
       const body = (await res.json()) as { session?: unknown } | null;
       if (res.status !== 200 || !body?.session) throw new Error(`get-session answered ${res.status}`);
     };
-    const httpLatency = await sample(sessionSamples, 200, getSession);
+    // Alternating with the bare server's fixed answer: both under the same machine at the same moment.
+    const bareUrl = child.bareUrl;
+    const bare = async () => void (await (await fetch(bareUrl)).json());
+    const sessionMs: number[] = [];
+    const bareMs: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      await getSession();
+      await bare();
+    }
+    for (let i = 0; i < sessionSamples; i++) {
+      sessionMs.push((await timed(getSession)).ms);
+      bareMs.push((await timed(bare)).ms);
+    }
+    const httpLatency = latency(sessionMs);
+    const bareLatency = latency(bareMs);
     row("get-session over HTTP, cache off p50", httpLatency.p50, "ms", null);
     row("get-session over HTTP, cache off p99", httpLatency.p99, "ms", GET_SESSION_P99_MS);
+    row("baseline: bare node:http beside it, fixed JSON p50", bareLatency.p50, "ms", null);
+    row("baseline: bare node:http beside it, fixed JSON p99", bareLatency.p99, "ms", null);
     const lookup = [...recorder.named.values()].find((text) => /from sessions/i.test(text) && /token_hash = \$1/i.test(text));
     if (lookup) await withClient(url, async (c) => plans.push(await explain(c, "get-session lookup", lookup, [sha256(randomToken())])));
 
