@@ -2,16 +2,19 @@
  * Scale-out rows, each behind its flag (bench/run.ts):
  *
  *   BENCH_WORKERS=N   get-session (Bearer) against `serve --workers N` vs one process, same run,
- *                     the compiled service as `npm start` runs it (SQLite, rate limits off).
- *                     Target 0.8·N: on a machine where the load generator needs a core of its
- *                     own, N workers cannot reach it (PERFORMANCE.md point 5); give it N+1 cores.
+ *                     the compiled service as `npm start` runs it (SQLite, rate limits off):
+ *                     the measured throughput ratio, and the one N free cores would give,
+ *                     N × (CPU per request of one process / of the cluster, primary included).
+ *                     Target 0.8·N. Where the load generator shares the N cores (a 2-core
+ *                     machine), only the second can be shown (PERFORMANCE.md point 5).
  *   BENCH_MULTI=1     three instances on one PostgreSQL (BENCH_PG_URL, default the test
  *                     database's server), each caching sessions for 60 s: a session revoked on
  *                     one, asked for on the other two right after the writer's answer; stale
  *                     answers and the time until refused (p50, p99).
  */
 import autocannon from "autocannon";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -30,28 +33,67 @@ async function signUp(url: string): Promise<string> {
   return ((await res.json()) as { token: string }).token;
 }
 
-async function getSessionRate(s: Started, token: string): Promise<number> {
-  const opts = { url: `${s.url}/api/auth/get-session`, headers: { authorization: `Bearer ${token}` }, connections: CONNECTIONS };
-  await autocannon({ ...opts, duration: 1 });
-  const r = await autocannon({ ...opts, duration: DURATION });
-  if (r.non2xx > 0 || r.errors > 0) throw new Error(`get-session: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return r.requests.total / r.duration;
+/** user + system CPU of a process and its children (the cluster's primary and workers), µs; Linux /proc, 10 ms ticks. */
+function treeCpuMicros(pid: number): number {
+  let listed = "";
+  try {
+    listed = execFileSync("ps", ["--ppid", String(pid), "-o", "pid="], { encoding: "utf8" });
+  } catch {
+    // ps exits 1 when the process has no children
+  }
+  const children = listed.split("\n").map((l) => Number(l.trim())).filter((n) => n > 0);
+  return [pid, ...children].reduce((sum, p) => {
+    const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return sum + ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  }, 0);
 }
 
-export async function measureWorkers(workers: number): Promise<{ one: number; many: number; ratio: number }> {
+async function getSessionRate(s: Started, token: string): Promise<{ rate: number; cpuPerReq: number }> {
+  const opts = { url: `${s.url}/api/auth/get-session`, headers: { authorization: `Bearer ${token}` }, connections: CONNECTIONS };
+  await autocannon({ ...opts, duration: 1 });
+  const cpu0 = treeCpuMicros(s.proc.pid!);
+  const r = await autocannon({ ...opts, duration: DURATION });
+  const cpu = treeCpuMicros(s.proc.pid!) - cpu0;
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`get-session: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return { rate: r.requests.total / r.duration, cpuPerReq: cpu / r.requests.total };
+}
+
+export interface WorkersResult {
+  one: number;
+  many: number;
+  /** Measured throughput, N workers / one process (the load generator shares the cores). */
+  ratio: number;
+  /** CPU per request, one process / N workers (primary included): the share of a core's work each request still costs. */
+  efficiency: number;
+  /** N × efficiency: the throughput ratio on N cores free for the service. */
+  projected: number;
+}
+
+export async function measureWorkers(workers: number): Promise<WorkersResult> {
   const dir = mkdtempSync(join(tmpdir(), "portcullis-workers-"));
   writeFileSync(join(dir, "config.mjs"), "export default { rateLimit: { enabled: false }, logLevel: 'warn' };\n");
   try {
     process.stderr.write(`  workers: one process, then ${workers} workers ...`);
     const single = await start(dir, SECRET);
-    const token = await signUp(single.url);
-    const one = await getSessionRate(single, token);
-    await stop(single.proc);
+    let token: string;
+    let one: Awaited<ReturnType<typeof getSessionRate>>;
+    try {
+      token = await signUp(single.url);
+      one = await getSessionRate(single, token);
+    } finally {
+      await stop(single.proc);
+    }
     const cluster = await start(dir, { ...SECRET, PORTCULLIS_WORKERS: String(workers) });
-    const many = await getSessionRate(cluster, token);
-    await stop(cluster.proc);
-    process.stderr.write(` ${one.toFixed(0)} vs ${many.toFixed(0)} req/s\n`);
-    return { one, many, ratio: many / one };
+    let many: Awaited<ReturnType<typeof getSessionRate>>;
+    try {
+      many = await getSessionRate(cluster, token);
+    } finally {
+      await stop(cluster.proc);
+    }
+    const efficiency = one.cpuPerReq / many.cpuPerReq;
+    process.stderr.write(` ${one.rate.toFixed(0)} vs ${many.rate.toFixed(0)} req/s; CPU ${one.cpuPerReq.toFixed(1)} vs ${many.cpuPerReq.toFixed(1)} µs/req\n`);
+    return { one: one.rate, many: many.rate, ratio: many.rate / one.rate, efficiency, projected: workers * efficiency };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

