@@ -114,7 +114,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     config,
     ...keys,
     orm,
-    sessions: await createSessionStore(target),
+    sessions: await createSessionStore(target, logger),
     sessionCache,
     invalidation,
     rateLimiter: createRateLimiter(config.rateLimit, { target, logger, clustered }),

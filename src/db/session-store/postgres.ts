@@ -1,4 +1,5 @@
 import pg from "pg";
+import type { Logger } from "pino";
 import { credentialSql, mapCredential, mapRow, SESSION_COLUMNS, type NewSessionRow, type SessionStore, type SessionWithUser, type SignInInsert } from "./types.ts";
 
 /**
@@ -11,8 +12,11 @@ const SIGN_IN_INSERT = `INSERT INTO sessions (id, token_hash, user_id, expires_a
   FOR SHARE OF u`;
 
 /** Named prepared statements: PostgreSQL parses and plans them once per connection. */
-export function createPostgresSessionStore(url: string): SessionStore {
+export function createPostgresSessionStore(url: string, logger?: Logger): SessionStore {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle connection the server ends (restart, pg_terminate_backend, a dropped database): the
+  // pool discards it and the next query opens another. Unhandled, it would end the process.
+  pool.on("error", (err) => logger?.warn({ err }, "session store: an idle database connection failed"));
   const lookupText = `SELECT ${SESSION_COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = $1`;
   const date = (v: unknown) => (v instanceof Date ? v : new Date(v as string));
   const bool = (v: unknown) => v === true;
