@@ -11,6 +11,7 @@ const SIGN_IN_INSERT = `INSERT INTO sessions (id, token_hash, user_id, expires_a
 interface WriterStatements {
   insert: Database.Statement;
   userExists: Database.Statement;
+  extend: Database.Statement;
 }
 
 /** Prepared once per connection of the ORM's pool (SQLite's has one): keyed by the connection. */
@@ -26,7 +27,11 @@ async function withWriter<T>(orm: MikroORM, run: (statements: WriterStatements) 
   try {
     let statements = writerStatements.get(connection);
     if (!statements) {
-      statements = { insert: connection.prepare(SIGN_IN_INSERT), userExists: connection.prepare("SELECT 1 FROM users WHERE id = ?") };
+      statements = {
+        insert: connection.prepare(SIGN_IN_INSERT),
+        userExists: connection.prepare("SELECT 1 FROM users WHERE id = ?"),
+        extend: connection.prepare("UPDATE sessions SET expires_at = ?, updated_at = ? WHERE id = ?"),
+      };
       writerStatements.set(connection, statements);
     }
     return run(statements);
@@ -52,7 +57,6 @@ export function createSqliteSessionStore(file: string): SessionStore {
     email: db.prepare(credentialSql("email", "?")),
     username: db.prepare(credentialSql("username", "?")),
   };
-  const extend = db.prepare(`UPDATE sessions SET expires_at = ?, updated_at = ? WHERE id = ?`);
   const date = (v: unknown) => new Date(v as number);
   const bool = (v: unknown) => v === 1 || v === true;
 
@@ -65,12 +69,12 @@ export function createSqliteSessionStore(file: string): SessionStore {
       const row = credential[field].get(value) as Record<string, unknown> | undefined;
       return row ? mapCredential(row, date, bool) : null;
     },
-    extend(sessionId, expiresAt, now) {
-      try {
+    // Rare (once per updateAge per session): the ORM's connection, so it never commits between
+    // an open transaction's read and its write (SQLITE_BUSY_SNAPSHOT).
+    extend(sessionId, expiresAt, now, orm) {
+      return withWriter(orm, ({ extend }) => {
         extend.run(expiresAt.getTime(), now.getTime(), sessionId);
-      } catch (err) {
-        if ((err as { code?: string }).code !== "SQLITE_BUSY") throw err;
-      }
+      });
     },
     insertSessionUnlessBanned(row: NewSessionRow, now: Date, orm: MikroORM): Promise<SignInInsert> {
       return withWriter(orm, ({ insert, userExists }) => {

@@ -61,7 +61,11 @@ export interface SessionStore {
   /** Password sign-in lookup: the user and its credential account's hash, one prepared query. */
   findCredential(field: "email" | "username", value: string): Promise<Credential | null>;
   /** Sliding expiry; best effort (a busy database skips it, the next request retries). */
-  extend(sessionId: string, expiresAt: Date, now: Date): MaybePromise<void>;
+  /**
+   * `orm`: SQLite writes on the ORM's own connection, after any transaction it has open (a
+   * commit from the reader connection would fail that transaction's next write).
+   */
+  extend(sessionId: string, expiresAt: Date, now: Date, orm: MikroORM): MaybePromise<void>;
   /**
    * Password sign-in's one write (issue 14 lever 5): the session, inserted only if its user
    * exists and is not banned at `now` (an expired ban does not count), in one prepared

@@ -118,7 +118,7 @@ function settle(app: App, digest: string, token: string, entry: SessionEntry, no
     const next = app.sessionCache.set(digest, { user, session: { ...session, expiresAt, updatedAt: now } }, nowMs, token, generation);
     return { ...next.value, entry: next, extended: true };
   };
-  const written = app.sessions.extend(session.id, expiresAt, now);
+  const written = app.sessions.extend(session.id, expiresAt, now, app.orm);
   return written instanceof Promise ? written.then(moved) : moved();
 }
 
