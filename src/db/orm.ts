@@ -72,7 +72,7 @@ export async function openOrm(target: DatabaseTarget): Promise<MikroORM> {
     mkdirSync(dirname(target.location), { recursive: true });
     const { MikroORM } = await import("@mikro-orm/better-sqlite");
     const orm = await MikroORM.init((await ormOptions(target)) as never);
-    // WAL lets the session store's reader run beside writers; durable on commit with synchronous=NORMAL in WAL.
+    // WAL lets the session store's reader run beside writers (synchronous stays SQLite's default, FULL: a commit is on disk).
     await orm.em.getConnection().execute("pragma journal_mode = wal");
     await orm.em.getConnection().execute("pragma busy_timeout = 5000");
     return orm as unknown as MikroORM;
