@@ -101,6 +101,21 @@ describe.skipIf(testDialect !== "postgres")("statements per request on PostgreSQ
     console.log(`[statements] sign-in/email ${byEmail.statements.length}, sign-in/username ${byUsername.statements.length}, get-session (cache off) ${session.statements.length}`);
   });
 
+  it("sign-up: one statement (the user, its credential account and its session); a taken email: that one statement, refused", async () => {
+    await signUp(); // warm-up: the named statement is prepared
+    const address = email();
+    const up = await statementsOf(() => postJson(`${server.auth}/sign-up/email`, { name: "Counted", email: address, password: PASSWORD }));
+    expect(up.result.status).toBe(200);
+    expect(up.statements, show(up.statements)).toHaveLength(1);
+    expect(up.statements[0]!.sql).toMatch(/^WITH u AS \(\s*INSERT INTO users /);
+    const rows = await admin("select (select count(*) from accounts a where a.user_id = u.id and a.provider_id = 'credential') as accounts, (select count(*) from sessions s where s.user_id = u.id) as sessions from users u where u.email = $1", [address]);
+    expect(rows.rows[0]).toEqual({ accounts: "1", sessions: "1" });
+    const taken = await statementsOf(() => postJson(`${server.auth}/sign-up/email`, { name: "Again", email: address, password: PASSWORD }));
+    expect(taken.result.status).toBe(409);
+    expect(taken.statements, show(taken.statements)).toHaveLength(1);
+    console.log(`[statements] sign-up/email ${up.statements.length}`);
+  });
+
   it("a wrong password costs the lookup only; a banned user the lookup only (the ban is on the row it read)", async () => {
     const user = await signUp();
     const wrong = await statementsOf(() => postJson(`${server.auth}/sign-in/email`, { email: user.email, password: "not-the-password" }));

@@ -11,6 +11,18 @@ const SIGN_IN_INSERT = `INSERT INTO sessions (id, token_hash, user_id, expires_a
   WHERE u.id = $9 AND NOT (u.banned AND (u.ban_expires IS NULL OR u.ban_expires > $10))
   FOR SHARE OF u`;
 
+const SIGN_UP_USER_CTE = `WITH u AS (
+    INSERT INTO users (id, email, email_verified, name, image, username, display_username, role, banned, ban_reason, ban_expires, two_factor_enabled, created_at, updated_at)
+    VALUES ($1::uuid, $2::varchar, $3::boolean, $4::varchar, $5::text, $6::varchar, $7::varchar, $8::varchar, $9::boolean, $10::text, $11::timestamptz, $12::boolean, $13::timestamptz, $14::timestamptz)
+    RETURNING id)`;
+const SIGN_UP_ACCOUNT = `INSERT INTO accounts (id, user_id, provider_id, account_id, password, created_at, updated_at)
+  SELECT $15::uuid, u.id, 'credential', u.id::text, $16::text, $13::timestamptz, $14::timestamptz FROM u`;
+/** Sign-up in one statement: the user, its credential account, and (without verification first) its session. */
+const SIGN_UP = `${SIGN_UP_USER_CTE}, a AS (${SIGN_UP_ACCOUNT})
+  INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at)
+  SELECT $17::uuid, $18::varchar, u.id, $19::timestamptz, $20::boolean, $21::varchar, $22::text, NULL, $23::timestamptz, $24::timestamptz FROM u`;
+const SIGN_UP_NO_SESSION = `${SIGN_UP_USER_CTE} ${SIGN_UP_ACCOUNT}`;
+
 /** Named prepared statements: PostgreSQL parses and plans them once per connection. */
 export function createPostgresSessionStore(url: string, logger?: Logger): SessionStore {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -48,6 +60,14 @@ export function createPostgresSessionStore(url: string, logger?: Logger): Sessio
       if (res.rowCount === 1) return "inserted";
       const user = await pool.query({ name: "portcullis_user_exists", text: "SELECT 1 FROM users WHERE id = $1", values: [row.userId] });
       return user.rowCount ? "banned" : "gone";
+    },
+    async insertSignUp({ user: u, account, session: s }) {
+      const values: unknown[] = [
+        u.id, u.email, u.emailVerified, u.name, u.image, u.username, u.displayUsername, u.role, u.banned, u.banReason, u.banExpires,
+        u.twoFactorEnabled, u.createdAt, u.updatedAt, account.id, account.passwordHash,
+      ];
+      if (s) values.push(s.id, s.tokenHash, s.expiresAt, s.rememberMe, s.ipAddress, s.userAgent, s.createdAt, s.updatedAt);
+      await pool.query(s ? { name: "portcullis_sign_up", text: SIGN_UP, values } : { name: "portcullis_sign_up_unverified", text: SIGN_UP_NO_SESSION, values });
     },
     async close() {
       await pool.end();

@@ -1,17 +1,24 @@
 import Database from "better-sqlite3";
 import type { AbstractSqlConnection } from "@mikro-orm/better-sqlite";
 import type { MikroORM } from "@mikro-orm/core";
-import { credentialSql, mapCredential, mapRow, SESSION_COLUMNS, type NewSessionRow, type SessionStore, type SessionWithUser, type SignInInsert } from "./types.ts";
+import { credentialSql, mapCredential, mapRow, SESSION_COLUMNS, type NewSessionRow, type SessionStore, type SignUpRows, type SessionWithUser, type SignInInsert } from "./types.ts";
 
 /** Password sign-in's insert: the session row, for a user not banned at the given time (epoch ms). */
 const SIGN_IN_INSERT = `INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at)
   SELECT ?, ?, u.id, ?, ?, ?, ?, NULL, ?, ? FROM users u
   WHERE u.id = ? AND NOT (u.banned AND (u.ban_expires IS NULL OR u.ban_expires > ?))`;
 
+const SIGN_UP_USER = `INSERT INTO users (id, email, email_verified, name, image, username, display_username, role, banned, ban_reason, ban_expires, two_factor_enabled, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const SIGN_UP_ACCOUNT = `INSERT INTO accounts (id, user_id, provider_id, account_id, password, created_at, updated_at) VALUES (?, ?, 'credential', ?, ?, ?, ?)`;
+const SIGN_UP_SESSION = `INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`;
+
 interface WriterStatements {
   insert: Database.Statement;
   userExists: Database.Statement;
   extend: Database.Statement;
+  signUp: (rows: SignUpRows) => void;
 }
 
 /** Prepared once per connection of the ORM's pool (SQLite's has one): keyed by the connection. */
@@ -31,6 +38,7 @@ async function withWriter<T>(orm: MikroORM, run: (statements: WriterStatements) 
         insert: connection.prepare(SIGN_IN_INSERT),
         userExists: connection.prepare("SELECT 1 FROM users WHERE id = ?"),
         extend: connection.prepare("UPDATE sessions SET expires_at = ?, updated_at = ? WHERE id = ?"),
+        signUp: signUpTransaction(connection),
       };
       writerStatements.set(connection, statements);
     }
@@ -38,6 +46,19 @@ async function withWriter<T>(orm: MikroORM, run: (statements: WriterStatements) 
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+/** Sign-up's three inserts as one better-sqlite3 transaction (BEGIN … COMMIT, or ROLLBACK on a throw). */
+function signUpTransaction(connection: Database.Database): (rows: SignUpRows) => void {
+  const user = connection.prepare(SIGN_UP_USER);
+  const account = connection.prepare(SIGN_UP_ACCOUNT);
+  const session = connection.prepare(SIGN_UP_SESSION);
+  const ms = (d: Date | null) => (d ? d.getTime() : null);
+  return connection.transaction(({ user: u, account: a, session: s }: SignUpRows) => {
+    user.run(u.id, u.email, u.emailVerified ? 1 : 0, u.name, u.image, u.username, u.displayUsername, u.role, u.banned ? 1 : 0, u.banReason, ms(u.banExpires), u.twoFactorEnabled ? 1 : 0, ms(u.createdAt), ms(u.updatedAt));
+    account.run(a.id, u.id, u.id, a.passwordHash, ms(u.createdAt), ms(u.updatedAt));
+    if (s) session.run(s.id, s.tokenHash, u.id, ms(s.expiresAt), s.rememberMe ? 1 : 0, s.ipAddress, s.userAgent, ms(s.createdAt), ms(s.updatedAt));
+  });
 }
 
 /**
@@ -85,6 +106,9 @@ export function createSqliteSessionStore(file: string): SessionStore {
         if (changes === 1) return "inserted";
         return userExists.get(row.userId) ? "banned" : "gone";
       });
+    },
+    insertSignUp(rows, orm) {
+      return withWriter(orm, ({ signUp }) => signUp(rows));
     },
     async close() {
       db.close();

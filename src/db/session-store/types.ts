@@ -53,6 +53,13 @@ export interface NewSessionRow extends SessionRow {
   tokenHash: string;
 }
 
+/** Sign-up's rows: the user, its credential account, and the session unless verification comes first. */
+export interface SignUpRows {
+  user: UserRow;
+  account: { id: string; passwordHash: string };
+  session: NewSessionRow | null;
+}
+
 /** What password sign-in's insert did: wrote the session, or found the user banned at that moment, or gone. */
 export type SignInInsert = "inserted" | "banned" | "gone";
 
@@ -66,6 +73,12 @@ export interface SessionStore {
    * commit from the reader connection would fail that transaction's next write).
    */
   extend(sessionId: string, expiresAt: Date, now: Date, orm: MikroORM): MaybePromise<void>;
+  /**
+   * Email sign-up's write, all or nothing, with statements prepared once: PostgreSQL one
+   * statement (data-modifying CTEs), SQLite one transaction on the ORM's own connection. A taken
+   * email or username fails it with the driver's unique violation (db/unique.ts maps it).
+   */
+  insertSignUp(rows: SignUpRows, orm: MikroORM): Promise<void>;
   /**
    * Password sign-in's one write (issue 14 lever 5): the session, inserted only if its user
    * exists and is not banned at `now` (an expired ban does not count), in one prepared
