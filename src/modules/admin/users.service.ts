@@ -1,14 +1,13 @@
-import { randomUUID } from "node:crypto";
 import { LockMode, type EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { hashPassword } from "../../crypto/password.ts";
 import { Account, User, type IUser } from "../../db/entities/index.ts";
-import type { UserRow } from "../../db/session-store/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
 import { checkPasswordLength, parseEmail, parseUsername } from "../email-password/email-password.rules.ts";
 import { CREDENTIAL_PROVIDER, credentialAccount } from "../email-password/email-password.service.ts";
+import { newUserRow } from "../user/user.mapper.ts";
 import type { UpdateUserData } from "./admin.schema.ts";
 import { recordAudit, type Actor } from "./audit.service.ts";
 import { hasPermission } from "./permissions.ts";
@@ -45,22 +44,18 @@ export async function createUser(app: App, em: EntityManager, actor: Actor, inpu
   if (input.password !== undefined) checkPasswordLength(app.config, input.password);
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
   const now = app.clock.now();
-  const user: UserRow = {
-    id: randomUUID(),
-    email,
-    emailVerified: input.data?.emailVerified ?? false,
-    name: input.name,
-    image: input.data?.image ?? null,
-    username,
-    displayUsername: username === null ? null : (input.data?.displayUsername ?? input.data?.username ?? null),
-    role,
-    banned: false,
-    banReason: null,
-    banExpires: null,
-    twoFactorEnabled: false,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const user = newUserRow(
+    {
+      email,
+      emailVerified: input.data?.emailVerified ?? false,
+      name: input.name,
+      image: input.data?.image ?? null,
+      username,
+      displayUsername: input.data?.displayUsername ?? input.data?.username,
+      role,
+    },
+    now,
+  );
   await mapUniqueViolation(() =>
     inTransaction(em, async (tx) => {
       await tx.insert(User, user); // the user row before its account's foreign key

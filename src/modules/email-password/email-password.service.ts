@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { hashPassword, verifyAgainstDummy, verifyPassword } from "../../crypto/password.ts";
-import { Account, User } from "../../db/entities/index.ts";
+import { User } from "../../db/entities/index.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
@@ -11,6 +11,7 @@ import { bannedUser, isBanActive, issueSession, newSession, type RequestInfo } f
 import { sendsVerificationOnSignUp, sendVerificationLater } from "../verification/email-verification.service.ts";
 import { checkPasswordLength, parseEmail, parseUsername } from "./email-password.rules.ts";
 import { hasSecondStep, secondStep, type SecondStep } from "../two-factor/gate.ts";
+import { newUserRow } from "../user/user.mapper.ts";
 
 export const CREDENTIAL_PROVIDER = "credential";
 
@@ -60,22 +61,18 @@ export async function signUp(app: App, em: EntityManager, req: RequestMeta, inpu
   const now = app.clock.now();
   const needsVerification = config.emailAndPassword.requireEmailVerification;
 
-  const user: UserRow = {
-    id: randomUUID(),
-    email,
-    emailVerified: false,
-    name: input.name,
-    image: input.image ?? null,
-    username,
-    displayUsername: username === null ? null : (input.displayUsername ?? input.username ?? null),
-    role: config.admin.defaultRole,
-    banned: false,
-    banReason: null,
-    banExpires: null,
-    twoFactorEnabled: false,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const user = newUserRow(
+    {
+      email,
+      emailVerified: false,
+      name: input.name,
+      image: input.image ?? null,
+      username,
+      displayUsername: input.displayUsername ?? input.username,
+      role: config.admin.defaultRole,
+    },
+    now,
+  );
   // One write (session store: prepared statements, no ORM): the ORM's query building cost more
   // main-thread time than the rest of sign-up (issue 14 lever 5).
   const issued = needsVerification ? null : newSession(app, req, { userId: user.id, rememberMe: input.rememberMe });
