@@ -8,6 +8,12 @@ import { defineEntity, type InferEntity } from "@mikro-orm/core";
 export const AuditEvent = defineEntity({
   name: "AuditEvent",
   tableName: "audit_events",
+  // The audit log's filters by user (admin list-audit-events), newest first within each.
+  indexes: [
+    { properties: ["actorId", "createdAt"], name: "audit_events_actor_created_at_index" },
+    { properties: ["impersonatorId", "createdAt"], name: "audit_events_impersonator_created_at_index" },
+    { properties: ["targetId", "createdAt"], name: "audit_events_target_created_at_index" },
+  ],
   properties: (p) => ({
     id: p.uuid().primary(),
     // Who acted: the user of the session that made the request; null for the CLI.

@@ -11,6 +11,8 @@ import { Migration20261124100000_second_factors as SqliteSecondFactors } from ".
 import { Migration20261124100000_second_factors as PostgresSecondFactors } from "./postgresql/Migration20261124100000_second_factors.ts";
 import { Migration20261126000000_list_users as SqliteListUsers } from "./sqlite/Migration20261126000000_list_users.ts";
 import { Migration20261126000000_list_users as PostgresListUsers } from "./postgresql/Migration20261126000000_list_users.ts";
+import { Migration20261128000000_audit_filters as SqliteAuditFilters } from "./sqlite/Migration20261128000000_audit_filters.ts";
+import { Migration20261128000000_audit_filters as PostgresAuditFilters } from "./postgresql/Migration20261128000000_audit_filters.ts";
 
 // Listed explicitly (no file globbing): works the same under tsx, vitest and a bundle.
 // SQLite and PostgreSQL keep separate folders because their SQL differs (STACK.md trap 4).
@@ -21,6 +23,7 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261122017000_rate_limits", class: SqliteRateLimits },
   { name: "Migration20261124100000_second_factors", class: SqliteSecondFactors },
   { name: "Migration20261126000000_list_users", class: SqliteListUsers },
+  { name: "Migration20261128000000_audit_filters", class: SqliteAuditFilters },
 ];
 export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: PostgresInitial },
@@ -29,4 +32,5 @@ export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122017000_rate_limits", class: PostgresRateLimits },
   { name: "Migration20261124100000_second_factors", class: PostgresSecondFactors },
   { name: "Migration20261126000000_list_users", class: PostgresListUsers },
+  { name: "Migration20261128000000_audit_filters", class: PostgresAuditFilters },
 ];

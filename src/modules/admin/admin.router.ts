@@ -12,6 +12,7 @@ import * as impersonation from "./impersonation.service.ts";
 import { listUsers } from "./list-users.service.ts";
 import { assertPermission, hasPermission, type Action, type Resource } from "./permissions.ts";
 import * as sessions from "./sessions.service.ts";
+import * as records from "./user-records.service.ts";
 import * as users from "./users.service.ts";
 
 /** Holds the admin's own session token while they impersonate someone (restored by stop-impersonating). */
@@ -155,5 +156,17 @@ export const adminRouter = router({
 
   listAuditEvents: withPermission("audit", ["list"])
     .input(schema.listAuditEventsInput)
-    .query(({ ctx, input }) => listAuditEvents(ctx.em, { limit: input.limit ?? schema.LIMIT_DEFAULT, offset: input.offset ?? 0 })),
+    .query(({ ctx, input }) => {
+      const { limit, offset, ...filter } = input;
+      return listAuditEvents(ctx.em, { limit: limit ?? schema.LIMIT_DEFAULT, offset: offset ?? 0 }, filter);
+    }),
+
+  // The admin console's user page (tRPC only: better-auth's admin plugin has no such routes).
+  listUserAccounts: withPermission("user", ["get"])
+    .input(schema.userIdInput)
+    .query(async ({ ctx, input }) => ({ accounts: await records.listUserAccounts(ctx.em, input.userId) })),
+
+  listUserDeviceCodes: withPermission("user", ["get"])
+    .input(schema.userIdInput)
+    .query(async ({ ctx, input }) => ({ deviceCodes: await records.listUserDeviceCodes(ctx.em, input.userId) })),
 });

@@ -151,4 +151,15 @@ export const listUsersInput = z.object({
 
 export type ListUsersQuery = z.output<typeof listUsersInput>;
 
-export const listAuditEventsInput = z.object(page).default({});
+/** The audit log's filters (all optional, combined with AND); ids name users, `userId` matches actor, impersonator or target. */
+export const listAuditEventsInput = z
+  .object({
+    ...page,
+    action: z.string().min(1).max(64).optional(),
+    actorId: z.string().min(1).max(64).optional(),
+    targetId: z.string().min(1).max(64).optional(),
+    userId: z.string().min(1).max(64).optional(),
+  })
+  .default({});
+
+export type AuditQuery = z.output<typeof listAuditEventsInput>;
