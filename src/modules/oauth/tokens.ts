@@ -67,7 +67,7 @@ export function openTokens(aead: Aead, account: Pick<IAccount, "id" | "accessTok
 
 /**
  * A grant without a new access, refresh or id token keeps the stored ones (sealTokens): those
- * are sealed again, so this write moves every column to the newest key (secret rotation, README).
+ * are sealed again, so this write moves every column to the newest key (secret rotation: docs/configuration.md).
  */
 export function resealKept(aead: Aead, accountId: string, fresh: GrantedTokens, stored: OpenedTokens): { accessToken?: string; refreshToken?: string; idToken?: string } {
   const reseal = (column: TokenColumn, value: string | null, replaced: string | null) => (!replaced && value ? aead.encrypt(value, aad(accountId, column)) : undefined);

@@ -21,19 +21,26 @@ const authorizationParams = z.record(z.string().min(1), z.string()).optional();
  * With an issuer, an `iss` that differs is refused; with `requireIssuerParameter`, a missing one too.
  */
 const issuerCheck = {
+  /** RFC 9207: the provider's issuer identifier; an authorization response whose `iss` differs is refused. */
   issuer: z.string().min(1).max(2048).optional(),
+  /** RFC 9207: refuse authorization responses without `iss` (needs `issuer`). */
   requireIssuerParameter: z.boolean().optional(),
 };
 
 const builtIn = {
+  /** OAuth client id registered with the provider. */
   clientId: secret,
+  /** OAuth client secret; better kept in the environment (`GOOGLE_CLIENT_SECRET` and so on). */
   clientSecret: secret,
   /** Replace the default scopes. */
   scopes: scopes.optional(),
+  /** Extra authorization request parameters (e.g. `prompt`, `access_type`); the flow's own always win. */
   authorizationParams,
   /** Endpoint overrides, for proxies and tests. */
   authUrl: httpUrl.optional(),
+  /** Token endpoint override. */
   tokenUrl: httpUrl.optional(),
+  /** User-info endpoint override. */
   userInfoUrl: httpUrl.optional(),
   ...issuerCheck,
 };
@@ -42,15 +49,23 @@ const providerConfigUnion = z.discriminatedUnion("type", [
   z
     .object({
       type: z.literal("oauth2"),
+      /** OAuth client id registered with the provider. */
       clientId: secret,
+      /** OAuth client secret. */
       clientSecret: secret,
+      /** Authorization endpoint. */
       authUrl: httpUrl,
+      /** Token endpoint. */
       tokenUrl: httpUrl,
+      /** User-info endpoint (called with the access token). */
       userInfoUrl: httpUrl,
+      /** Scopes requested. */
       scopes: scopes.default([]),
+      /** (userInfo) => `{ id, email, emailVerified, name, image }`: maps the user-info answer to the standard user. */
       mapUserInfo: z.custom<MapUserInfo>((v) => typeof v === "function", "must be a function"),
       /** RFC 6749 §2.3.1: Basic is the one every server must accept. */
       tokenEndpointAuthMethod: z.enum(["client_secret_basic", "client_secret_post"]).default("client_secret_basic"),
+      /** Extra authorization request parameters; the flow's own always win. */
       authorizationParams,
       ...issuerCheck,
       /**
@@ -59,6 +74,7 @@ const providerConfigUnion = z.discriminatedUnion("type", [
        * with `jwksUrl`. Explicit values win over discovered ones. Without either, 400 ID_TOKEN_NOT_SUPPORTED.
        */
       discoveryUrl: httpUrl.optional(),
+      /** Where the ID tokens' signing keys are published (with `issuer`, instead of `discoveryUrl`). */
       jwksUrl: httpUrl.optional(),
       /** Verified ID-token claims → the standard user info (default: sub, email, email_verified, name, picture). */
       mapIdTokenClaims: z.custom<MapUserInfo>((v) => typeof v === "function", "must be a function").optional(),
@@ -74,7 +90,14 @@ const providerConfigUnion = z.discriminatedUnion("type", [
       jwksUrl: httpUrl.optional(),
     })
     .strict(),
-  z.object({ type: z.literal("github"), ...builtIn, emailsUrl: httpUrl.optional() }).strict(),
+  z
+    .object({
+      type: z.literal("github"),
+      ...builtIn,
+      /** Override of the endpoint listing the user's verified emails (`/user/emails`). */
+      emailsUrl: httpUrl.optional(),
+    })
+    .strict(),
   z.object({ type: z.literal("discord"), ...builtIn }).strict(),
 ]);
 
@@ -109,9 +132,13 @@ export const providersSchema = z
 /** Outgoing HTTP to providers (src/http): timeouts, size cap, and a dispatcher tests may inject. */
 export const httpConfigSchema = z
   .object({
+    /** TCP/TLS connect timeout of calls to providers. */
     connectTimeoutMs: z.number().int().positive().max(60_000).default(5_000),
+    /** Time to the response headers. */
     headersTimeoutMs: z.number().int().positive().max(120_000).default(10_000),
+    /** Time between body chunks. */
     bodyTimeoutMs: z.number().int().positive().max(120_000).default(10_000),
+    /** Largest provider response read (token, user info, JWKS). */
     maxResponseBytes: z.number().int().positive().max(16 * 1024 * 1024).default(1024 * 1024),
     /** An undici Dispatcher (Agent, MockAgent); default: one Agent per instance with the limits above. */
     dispatcher: z.custom<import("undici").Dispatcher>((v) => typeof (v as { dispatch?: unknown } | null)?.dispatch === "function", "must be an undici Dispatcher").optional(),
