@@ -3,7 +3,7 @@
 // source is newer than the last build. bin/portcullis.mjs calls ensureBuilt() too, so a checkout
 // whose sources moved (git pull) never starts stale code; an installed copy (no sources) skips it.
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const stamp = join(root, "dist", ".build-stamp");
 const inputs = ["src", "rest-bridge"];
-const configs = ["tsconfig.json", "tsconfig.build.json", "package.json"];
+const configs = ["tsconfig.json", "tsconfig.build.json", "package.json", "scripts/build.mjs"];
 
 function newestSourceMs() {
   let newest = 0;
@@ -37,8 +37,42 @@ export function build() {
   const started = Date.now();
   const result = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { cwd: root, stdio: "inherit" });
   if (result.status !== 0) throw new Error(`build failed (tsc exited with ${result.status})`);
+  declarationsImportJs();
+  vendorScalar();
   writeFileSync(stamp, `${new Date().toISOString()}\n`);
   return Date.now() - started;
+}
+
+/**
+ * tsc rewrites `./x.ts` to `./x.js` in the JavaScript (rewriteRelativeImportExtensions) but keeps
+ * `.ts` in the .d.ts files. TypeScript 5+ reads those; TypeScript 4 and tools that process
+ * declarations on their own do not. The .d.ts files name the .js files instead, as hand-written
+ * ESM declarations do (their .d.ts sits beside each .js).
+ */
+function declarationsImportJs() {
+  const specifier = /(\bfrom\s*|\bimport\s*\(\s*)(["'])(\.{1,2}\/[^"'\n]*?)\.ts\2/g;
+  for (const dir of inputs) {
+    const abs = join(root, "dist", dir);
+    if (!existsSync(abs)) continue;
+    for (const entry of readdirSync(abs, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith(".d.ts")) continue;
+      const file = join(entry.parentPath ?? entry.path, entry.name);
+      const text = readFileSync(file, "utf8");
+      const fixed = text.replace(specifier, "$1$2$3.js$2");
+      if (fixed !== text) writeFileSync(file, fixed);
+    }
+  }
+}
+
+/**
+ * The API reference page's renderer (a devDependency) goes into dist/vendor/, so an installed
+ * package serves {base}/reference without it; the page falls back to node_modules in a checkout.
+ */
+function vendorScalar() {
+  const source = join(root, "node_modules", "@scalar", "api-reference", "dist", "browser", "standalone.js");
+  if (!existsSync(source)) return;
+  mkdirSync(join(root, "dist", "vendor"), { recursive: true });
+  copyFileSync(source, join(root, "dist", "vendor", "scalar-api-reference.js"));
 }
 
 export function ensureBuilt() {

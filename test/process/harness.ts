@@ -49,10 +49,18 @@ export function killAll(): void {
 }
 
 /** Spawns a server (`nodeArgs` go to node, before the script) and waits until GET /api/auth/ready answers 200. */
-export async function startServerProcess(opts: { databaseUrl: string; config: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<ServerProcess> {
+export async function startServerProcess(opts: {
+  databaseUrl: string;
+  config: string;
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+  /** Another copy's CLI (an installed package's bin/portcullis.mjs), run from `cwd`; default this checkout's. */
+  bin?: string;
+  cwd?: string;
+}): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(ROOT, "bin/portcullis.mjs"), "serve", "--config", opts.config], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.bin ?? join(ROOT, "bin/portcullis.mjs"), "serve", "--config", opts.config], {
+    cwd: opts.cwd ?? ROOT,
     env: { ...process.env, DATABASE_URL: opts.databaseUrl, PORT: String(port), HOST: "127.0.0.1", AUTH_SECRET: SECRET, NODE_ENV: "production", ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
