@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { hashPassword, verifyAgainstDummy, verifyPassword } from "../../crypto/password.ts";
+import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from "../../crypto/password.ts";
 import { User } from "../../db/entities/index.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
@@ -12,6 +12,7 @@ import { sendsVerificationOnSignUp, sendVerificationLater } from "../verificatio
 import { checkPasswordLength, parseEmail, parseUsername } from "./email-password.rules.ts";
 import { hasSecondStep, secondStep, type SecondStep } from "../two-factor/gate.ts";
 import { newUserRow } from "../user/user.mapper.ts";
+import { upgradePasswordHash } from "./password-upgrade.ts";
 
 export const CREDENTIAL_PROVIDER = "credential";
 
@@ -112,6 +113,8 @@ export async function signInWithPassword(
     throw new AuthError(failure);
   }
   if (!(await verifyPassword(credential.passwordHash, password))) throw new AuthError(failure);
+  // An imported better-auth (scrypt) hash becomes argon2id now that we hold the password.
+  if (needsRehash(credential.passwordHash)) await upgradePasswordHash(app, credential.user.id, credential.passwordHash, password, req.requestId);
   const { user } = credential;
   const now = app.clock.now();
   if (isBanActive(user, now)) throw bannedUser(app);
