@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { moduleDoc, requireFields } from "../../openapi/doc.ts";
+
+/** The RFC 6749 §5.2 names approve and deny answer with (device.router.ts DECISION_ERRORS). */
+const decisionErrors = {
+  UNAUTHORIZED: "unauthorized",
+  INVALID_USER_CODE: "invalid_request",
+  EXPIRED_USER_CODE: "expired_token",
+  DEVICE_CODE_ALREADY_PROCESSED: "invalid_request",
+  DEVICE_CODE_NOT_CLAIMED: "invalid_request",
+  DEVICE_CODE_CLAIMED_BY_ANOTHER_USER: "access_denied",
+} as const;
+
+const decided = z.object({ success: z.literal(true) });
+
+/** OpenAPI docs of device.router.ts (src/openapi/doc.ts). */
+export const deviceDoc = moduleDoc({
+  tag: "Device authorization",
+  description: "RFC 8628 device authorization grant, for CLIs and TVs (CONTRACT.md §7). Errors of the token endpoints in RFC 6749 §5.2's shape.",
+  operations: {
+    "device.code": {
+      summary: "Start a device authorization (RFC 8628 §3.1)",
+      access: "public",
+      output: z.object({
+        device_code: z.string(),
+        user_code: z.string().describe("XXXX-XXXX"),
+        verification_uri: z.string(),
+        verification_uri_complete: z.string(),
+        expires_in: z.number(),
+        interval: z.number(),
+      }),
+      oauthErrors: { INVALID_REQUEST: "invalid_request", INVALID_CLIENT: "invalid_client" },
+      input: requireFields("client_id"),
+    },
+    "device.token": {
+      summary: "Poll for the access token (RFC 8628 §3.4)",
+      description: "`access_token` is a session token, answered once.",
+      access: "public",
+      output: z.object({ access_token: z.string(), token_type: z.literal("Bearer"), expires_in: z.number(), scope: z.string() }),
+      oauthErrors: {
+        INVALID_REQUEST: "invalid_request",
+        UNSUPPORTED_GRANT_TYPE: "unsupported_grant_type",
+        INVALID_GRANT: "invalid_grant",
+        AUTHORIZATION_PENDING: "authorization_pending",
+        SLOW_DOWN: "slow_down",
+        EXPIRED_TOKEN: "expired_token",
+        ACCESS_DENIED: "access_denied",
+      },
+      input: requireFields("grant_type", "device_code", "client_id"),
+    },
+    "device.verify": {
+      summary: "Look up a user code (RFC 8628 §3.3)",
+      description: "A signed-in caller claims a pending, unclaimed code; approve and deny then need that user.",
+      access: "optional",
+      output: z.object({ user_code: z.string(), status: z.enum(["pending", "approved", "denied"]) }),
+      errors: ["INVALID_USER_CODE", "EXPIRED_USER_CODE"],
+    },
+    "device.approve": {
+      summary: "Approve a claimed device code",
+      access: "own-session",
+      output: decided,
+      oauthErrors: { ...decisionErrors, BANNED_USER: "access_denied" },
+    },
+    "device.deny": {
+      summary: "Deny a claimed device code",
+      access: "session",
+      output: decided,
+      oauthErrors: decisionErrors,
+    },
+  },
+});

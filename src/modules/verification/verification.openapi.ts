@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { moduleDoc } from "../../openapi/doc.ts";
+import { statusTrue, userRecord } from "../../openapi/records.ts";
+
+/** OpenAPI docs of verification.router.ts (src/openapi/doc.ts). */
+export const verificationDoc = moduleDoc({
+  tag: "Email verification",
+  description: "Verification mails and their links (CONTRACT.md §4); the links of change-email too (§9).",
+  operations: {
+    sendVerificationEmail: {
+      summary: "Send a verification mail",
+      description: "Answers the same whether or not the address is known (no enumeration). A signed-in caller may only ask for their own address.",
+      access: "optional",
+      output: statusTrue,
+      errors: ["INVALID_EMAIL", "EMAIL_MISMATCH", "EMAIL_ALREADY_VERIFIED", "INVALID_CALLBACK_URL"],
+    },
+    verifyEmail: {
+      summary: "The mailed verification link",
+      description:
+        "Uses the token up. With `callbackURL`: 302 there (with `?error=INVALID_TOKEN` for a bad token). Without: `{ status: true }` " +
+        "(plus `user` once a change of email is done) or 400 INVALID_TOKEN.",
+      access: "public",
+      output: z.object({ status: z.boolean(), url: z.string().optional(), user: userRecord.optional() }),
+      redirect: "with-callback",
+      errors: ["INVALID_TOKEN", "INVALID_CALLBACK_URL"],
+    },
+  },
+});
