@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/core";
 import { parse as parseCookies } from "cookie";
 import type { App } from "../app.ts";
+import { unsignBetterAuthToken } from "../crypto/better-auth-token.ts";
 import { resolveSession, type RequestInfo, type ResolvedSession } from "../modules/session/session.service.ts";
 
 /** What a procedure asks the HTTP layer to do besides answering (both /api/auth and /api/trpc apply it). */
@@ -54,12 +55,13 @@ export function readSessionToken(app: App, headers: ContextInput["headers"]) {
   const auth = header(headers, "authorization");
   if (auth && /^bearer\s+/i.test(auth)) {
     const token = auth.replace(/^bearer\s+/i, "").trim();
-    if (token) return { token, source: "bearer" as const };
+    // A better-auth signed token (`token.signature`) of an imported session: the bare token.
+    if (token) return { token: unsignBetterAuthToken(token, app.secrets), source: "bearer" as const };
   }
   const cookieHeader = header(headers, "cookie");
   if (cookieHeader) {
     const token = parseCookies(cookieHeader)[app.cookieName];
-    if (token) return { token, source: "cookie" as const };
+    if (token) return { token: unsignBetterAuthToken(token, app.secrets), source: "cookie" as const };
   }
   return { token: null, source: null };
 }

@@ -7,6 +7,7 @@ export { AuditEvent, type IAuditEvent } from "./audit-event.ts";
 export { RateLimit, type IRateLimit } from "./rate-limit.ts";
 export { TwoFactor, TwoFactorBackupCode, TwoFactorChallenge, type ITwoFactor, type ITwoFactorBackupCode, type ITwoFactorChallenge } from "./two-factor.ts";
 export { Passkey, type IPasskey } from "./passkey.ts";
+export { BetterAuthImport, type IBetterAuthImport } from "./better-auth-import.ts";
 
 import { Account } from "./account.ts";
 import { AuditEvent } from "./audit-event.ts";
@@ -17,5 +18,6 @@ import { User } from "./user.ts";
 import { Verification } from "./verification.ts";
 import { TwoFactor, TwoFactorBackupCode, TwoFactorChallenge } from "./two-factor.ts";
 import { Passkey } from "./passkey.ts";
+import { BetterAuthImport } from "./better-auth-import.ts";
 
-export const entities = [User, Session, Account, Verification, DeviceCode, AuditEvent, RateLimit, TwoFactor, TwoFactorBackupCode, TwoFactorChallenge, Passkey];
+export const entities = [User, Session, Account, Verification, DeviceCode, AuditEvent, RateLimit, TwoFactor, TwoFactorBackupCode, TwoFactorChallenge, Passkey, BetterAuthImport];

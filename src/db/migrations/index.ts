@@ -13,6 +13,8 @@ import { Migration20261126000000_list_users as SqliteListUsers } from "./sqlite/
 import { Migration20261126000000_list_users as PostgresListUsers } from "./postgresql/Migration20261126000000_list_users.ts";
 import { Migration20261128000000_audit_filters as SqliteAuditFilters } from "./sqlite/Migration20261128000000_audit_filters.ts";
 import { Migration20261128000000_audit_filters as PostgresAuditFilters } from "./postgresql/Migration20261128000000_audit_filters.ts";
+import { Migration20261129000000_better_auth_imports as SqliteBetterAuthImports } from "./sqlite/Migration20261129000000_better_auth_imports.ts";
+import { Migration20261129000000_better_auth_imports as PostgresBetterAuthImports } from "./postgresql/Migration20261129000000_better_auth_imports.ts";
 
 // Listed explicitly (no file globbing): works the same under tsx, vitest and a bundle.
 // SQLite and PostgreSQL keep separate folders because their SQL differs (STACK.md trap 4).
@@ -24,6 +26,7 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261124100000_second_factors", class: SqliteSecondFactors },
   { name: "Migration20261126000000_list_users", class: SqliteListUsers },
   { name: "Migration20261128000000_audit_filters", class: SqliteAuditFilters },
+  { name: "Migration20261129000000_better_auth_imports", class: SqliteBetterAuthImports },
 ];
 export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: PostgresInitial },
@@ -33,4 +36,5 @@ export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261124100000_second_factors", class: PostgresSecondFactors },
   { name: "Migration20261126000000_list_users", class: PostgresListUsers },
   { name: "Migration20261128000000_audit_filters", class: PostgresAuditFilters },
+  { name: "Migration20261129000000_better_auth_imports", class: PostgresBetterAuthImports },
 ];
