@@ -7,6 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSyn
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureConsoleBuilt } from "./build-console.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const stamp = join(root, "dist", ".build-stamp");
@@ -76,6 +77,7 @@ function vendorScalar() {
 }
 
 export function ensureBuilt() {
+  ensureConsoleBuilt(); // the admin console (dist/console), on its own staleness
   if (!isStale()) return;
   process.stderr.write("portcullis: building dist/ (sources changed since the last build) ...\n");
   const ms = build();
@@ -84,5 +86,5 @@ export function ensureBuilt() {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (process.argv.includes("--if-stale")) ensureBuilt();
-  else build();
+  else (build(), ensureConsoleBuilt());
 }

@@ -1,0 +1,82 @@
+import { api } from "./api.ts";
+import { AuditLog } from "./audit/AuditLog.tsx";
+import { NoAccess } from "./auth/NoAccess.tsx";
+import { Allowed, useSession } from "./auth/session.tsx";
+import { useLocation } from "./route.ts";
+import { useAction } from "./ui/hooks.ts";
+import { Link } from "./ui/Link.tsx";
+import { PageTitle } from "./ui/PageTitle.tsx";
+import { ProblemBox } from "./ui/ProblemBox.tsx";
+import { CreateUser } from "./users/CreateUser.tsx";
+import { UserDetail } from "./users/UserDetail.tsx";
+import { UserList } from "./users/UserList.tsx";
+
+/** Header, navigation (only what the admin's roles grant) and the page for the current path. */
+export function Shell() {
+  const { me, can, refresh } = useSession();
+  const location = useLocation();
+  const signOut = useAction();
+
+  async function leave() {
+    if ((await signOut.run(() => api.signOut.mutate())) !== undefined) refresh();
+  }
+
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <span className="brand">Portcullis admin</span>
+        <nav aria-label="Console">
+          <ul>
+            <Allowed to="user:list">
+              <li>
+                <Link to="/users">Users</Link>
+              </li>
+            </Allowed>
+            <Allowed to="user:create">
+              <li>
+                <Link to="/users/new">Create user</Link>
+              </li>
+            </Allowed>
+            <Allowed to="audit:list">
+              <li>
+                <Link to="/audit">Audit log</Link>
+              </li>
+            </Allowed>
+          </ul>
+        </nav>
+        <span className="who">
+          Signed in as <strong>{me.user.email}</strong> (role: {me.user.role})
+        </span>
+        <button type="button" onClick={leave} disabled={signOut.busy}>
+          Sign out
+        </button>
+      </header>
+      <ProblemBox problem={signOut.problem} />
+      <main id="main">{page(location.path, can)}</main>
+    </>
+  );
+}
+
+function page(path: string, can: ReturnType<typeof useSession>["can"]) {
+  if (path === "/" || path === "") {
+    if (can("user:list")) return <UserList />;
+    if (can("audit:list")) return <AuditLog />;
+    return <NoAccess />;
+  }
+  if (path === "/users" || path === "/users/") return <UserList />;
+  if (path === "/users/new") return <CreateUser />;
+  const user = /^\/users\/([^/]+)$/.exec(path);
+  if (user) return <UserDetail key={user[1]} id={decodeURIComponent(user[1]!)} />;
+  if (path === "/audit" || path === "/audit/") return <AuditLog />;
+  return (
+    <>
+      <PageTitle>Page not found</PageTitle>
+      <p>
+        Nothing here. <Link to="/">Back to the start</Link>.
+      </p>
+    </>
+  );
+}
