@@ -15,6 +15,7 @@ import { sendError, sendJson } from "./errors.ts";
 import { checkLoginOrigin, checkOrigin, checkRateLimit, clientIpResolver, type ClientIpOf } from "./guards.ts";
 import { serveGetSession } from "./get-session.ts";
 import { failureToErrorPage, prefersHtml, sendHtml } from "./html.ts";
+import { createConsoleHandler } from "./console.ts";
 import { normalisePath } from "./paths.ts";
 import { createRouteMatcher, loginProcedures, restPathByProcedure, routes, type RouteMatch } from "./routes.ts";
 
@@ -146,6 +147,7 @@ export function createRequestHandler(app: App) {
   const ipOf = clientIpResolver(app.config.trustProxy);
   const base = app.config.basePath;
   const devicePage = devicePagePath(app.config);
+  const adminConsole = createConsoleHandler(app);
   const getSessionTarget = `${base}/get-session`;
 
   /** Route pattern only: paths and queries may carry tokens. Nothing is built when the level is off. */
@@ -212,6 +214,9 @@ export function createRequestHandler(app: App) {
       } else if (path === devicePage && req.method === "GET") {
         label = "device-page"; // RFC 8628 §3.3 verification URI, outside the base path
         sendDevicePage(app, res);
+      } else if (adminConsole?.matches(path)) {
+        label = "admin-console";
+        adminConsole.serve(req, res, path);
       } else {
         const match = path.startsWith(`${base}/`) ? matchRoute(req.method ?? "GET", path.slice(base.length)) : null;
         if (!match) throw new AuthError("NOT_FOUND");

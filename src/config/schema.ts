@@ -226,6 +226,15 @@ export const configSchema = z
         }
       })
       .prefault({}),
+    /** The admin console, a web app at `/admin` on the typed client (console/, rest-bridge/console.ts). */
+    adminConsole: z
+      .object({
+        /** Serve `/admin`. Unset: on, except when `NODE_ENV=production` (then only when set to true). */
+        enabled: z.boolean().optional(),
+      })
+      .strict()
+      .transform((c) => ({ enabled: c.enabled ?? process.env.NODE_ENV !== "production" }))
+      .prefault({}),
     /** OAuth 2.0 social sign-in (CONTRACT.md §5): name → provider; the name is the `{provider}` path segment. */
     providers: providersSchema,
     /** Providers whose emails count as verified even when they do not say so (account linking by email). */
