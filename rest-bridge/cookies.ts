@@ -1,6 +1,7 @@
 import { serialize } from "cookie";
 import type { App } from "../src/app.ts";
 import { ownCookieName, type Effects } from "../src/trpc/context.ts";
+import { EXPOSED_HEADERS } from "./cors.ts";
 
 /** CONTRACT.md §3: HttpOnly; SameSite=Lax; Path=/; Secure (and `__Secure-`) on https. */
 export function sessionCookieHeader(app: App, effect: NonNullable<Effects["sessionCookie"]>): string {
@@ -25,7 +26,8 @@ export function effectHeaders(app: App, effects: Effects): Record<string, string
   if (cookies.length) headers["set-cookie"] = cookies;
   if (effects.authToken) {
     headers["set-auth-token"] = effects.authToken;
-    headers["access-control-expose-headers"] = "set-auth-token";
+    // The whole list: this header replaces the one rest-bridge/cors.ts set for a trusted origin.
+    headers["access-control-expose-headers"] = EXPOSED_HEADERS;
   }
   return headers;
 }

@@ -11,6 +11,7 @@ import { createContext, type Context } from "../src/trpc/context.ts";
 import { createCallerFactory, toAuthError } from "../src/trpc/init.ts";
 import { MAX_BODY_BYTES, parseBody, readJsonText, RequestAborted } from "./body.ts";
 import { effectHeaders } from "./cookies.ts";
+import { createCors, trpcVary } from "./cors.ts";
 import { sendError, sendJson } from "./errors.ts";
 import { checkLoginOrigin, checkOrigin, checkRateLimit, clientIpResolver, type ClientIpOf } from "./guards.ts";
 import { serveGetSession } from "./get-session.ts";
@@ -119,7 +120,7 @@ async function trpc(app: App, req: IncomingMessage, res: ServerResponse, procedu
       // Every answer is JSON; errors tRPC raises before calling a procedure (no content-type,
       // batching, a guard in createContext) would otherwise go out as text/plain.
       const json = { "content-type": "application/json" };
-      return { headers: { ...json, ...(ctx ? effectHeaders(app, ctx.effects) : {}), ...(retry ?? {}) } };
+      return { headers: { ...json, ...trpcVary(res), ...(ctx ? effectHeaders(app, ctx.effects) : {}), ...(retry ?? {}) } };
     },
     onError: ({ error }) => {
       const auth = toAuthError(error);
@@ -149,6 +150,7 @@ export function createRequestHandler(app: App) {
   const devicePage = devicePagePath(app.config);
   const adminConsole = createConsoleHandler(app);
   const getSessionTarget = `${base}/get-session`;
+  const cors = createCors(app, TRPC_PATH); // trustedOrigins (rest-bridge/cors.ts)
 
   /** Route pattern only: paths and queries may carry tokens. Nothing is built when the level is off. */
   function logRequest(req: IncomingMessage, res: ServerResponse, requestId: string, label: string, started: number, aborted: boolean) {
@@ -231,6 +233,9 @@ export function createRequestHandler(app: App) {
   }
 
   return function handle(req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
+    // Only requests with an Origin (browsers' cross-origin ones) pay for CORS; a preflight ends here.
+    const origin = req.headers.origin;
+    if (origin !== undefined && cors(req, res, origin)) return undefined;
     if (req.url === getSessionTarget && req.method === "GET") return getSession(req, res);
     return general(req, res);
   };
