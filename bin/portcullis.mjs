@@ -6,5 +6,11 @@
 // sources are newer than dist/ (or has none yet) builds first (scripts/build.mjs).
 import { ensureBuilt } from "../scripts/build.mjs";
 
-ensureBuilt();
+try {
+  ensureBuilt();
+} catch (err) {
+  // tsc printed its errors above: one line to say what stopped the start, no stack.
+  process.stderr.write(`portcullis: cannot build dist/ from the sources: ${err instanceof Error ? err.message : err}. Fix: correct the errors above, or run npm run build.\n`);
+  process.exit(1);
+}
 await import("../dist/src/cli.js");

@@ -3,23 +3,50 @@ import { configSchema, type PortcullisConfig, type ResolvedConfig } from "./sche
 
 export * from "./schema.ts";
 
+/** One problem of a config: the dotted key ("(root)" for the object itself) and what is wrong with its value. */
+export interface ConfigIssue {
+  key: string;
+  message: string;
+}
+
 export class ConfigError extends Error {
   override name = "ConfigError";
+  /** Each problem apart (the CLI prints one line per issue, naming the environment variable where one set the key). */
+  readonly issues: ConfigIssue[];
+  constructor(message: string, issues: ConfigIssue[] = []) {
+    super(message);
+    this.issues = issues;
+  }
+}
+
+function invalid(issues: ConfigIssue[]): ConfigError {
+  return new ConfigError(`Invalid Portcullis config:\n${issues.map((i) => `  ${i.key}: ${i.message}`).join("\n")}`, issues);
+}
+
+/** Where `serve` listens, as a URL: the default publicUrl when host or port moved (a wildcard host is reached on loopback). */
+function listenUrl(host: string, port: number): string {
+  const name = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  return `http://${name}:${port}`;
 }
 
 /** Validates the whole config; the message names every bad key. */
 export function resolveConfig(input: PortcullisConfig): ResolvedConfig {
   const parsed = configSchema.safeParse(input);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => {
-      const key = i.path.length ? i.path.join(".") : "(root)";
-      const extra = i.code === "unrecognized_keys" ? ` ${i.keys.join(", ")}` : "";
-      return `  ${key}: ${i.message}${extra}`;
-    });
-    throw new ConfigError(`Invalid Portcullis config:\n${lines.join("\n")}`);
+    throw invalid(
+      parsed.error.issues.flatMap((i) => {
+        // One issue per unknown key, named in full ("rateLimit.maxx"), like every other problem.
+        if (i.code === "unrecognized_keys") return i.keys.map((k) => ({ key: [...i.path, k].join("."), message: "is not a known key (a typo, or a key of another version?)" }));
+        return [{ key: i.path.length ? i.path.join(".") : "(root)", message: i.message }];
+      }),
+    );
   }
   if (parsed.data.secret !== undefined && parsed.data.secrets !== undefined) {
-    throw new ConfigError("Invalid Portcullis config:\n  secrets: set either secret (one) or secrets (a list, newest first), not both");
+    throw invalid([{ key: "secrets", message: "set either secret (one) or secrets (a list, newest first), not both" }]);
+  }
+  // PORT=4000 alone must not leave links, cookies and OAuth redirect URIs on port 3000.
+  if (input.publicUrl === undefined && parsed.data.port !== 0 && (input.port !== undefined || input.host !== undefined)) {
+    parsed.data.publicUrl = listenUrl(parsed.data.host, parsed.data.port);
   }
   return parsed.data;
 }
@@ -49,19 +76,20 @@ function providersFromEnv(providers: PortcullisConfig["providers"], env: NodeJS.
   return out;
 }
 
-/** Environment overrides (PORT, HOST, DATABASE_URL, PUBLIC_URL, AUTH_SECRET or AUTH_SECRETS (comma-separated, newest first), SMTP_URL, REDIS_URL, <PROVIDER>_CLIENT_ID/_SECRET) on top of a config. */
+/** Environment overrides (PORT, HOST, LOG_LEVEL, DATABASE_URL, PUBLIC_URL, AUTH_SECRET or AUTH_SECRETS (comma-separated, newest first), SMTP_URL, REDIS_URL, <PROVIDER>_CLIENT_ID/_SECRET) on top of a config. */
 export function applyEnv(config: PortcullisConfig, env: NodeJS.ProcessEnv): PortcullisConfig {
   const out: PortcullisConfig = { ...config };
   if (env.PORT) {
     const port = envInt.safeParse(env.PORT);
-    if (!port.success) throw new ConfigError(`Invalid Portcullis config:\n  PORT: not an integer`);
+    if (!port.success) throw invalid([{ key: "port", message: "must be an integer" }]);
     out.port = port.data;
   }
   if (env.HOST) out.host = env.HOST;
+  if (env.LOG_LEVEL) out.logLevel = env.LOG_LEVEL as PortcullisConfig["logLevel"];
   if (env.DATABASE_URL) out.databaseUrl = env.DATABASE_URL;
   if (env.PUBLIC_URL) out.publicUrl = env.PUBLIC_URL;
   if (env.AUTH_SECRET && env.AUTH_SECRETS) {
-    throw new ConfigError("Invalid Portcullis config:\n  AUTH_SECRETS: set either AUTH_SECRET or AUTH_SECRETS, not both");
+    throw invalid([{ key: "secrets", message: "set either AUTH_SECRET or AUTH_SECRETS, not both" }]);
   }
   // Either variable replaces both config keys: the environment wins, as for every other key.
   if (env.AUTH_SECRET) {

@@ -51,7 +51,8 @@ export async function ormOptions(target: DatabaseTarget, opts: { withMigrations?
     return { ...common, extensions, driver: BetterSqliteDriver, dbName: target.location, migrations } as Options;
   }
   const { PostgreSqlDriver } = await import("@mikro-orm/postgresql");
-  return { ...common, extensions, driver: PostgreSqlDriver, clientUrl: target.location, pool: { min: 0, max: 10 }, migrations } as Options;
+  // ensureDatabase off: a DATABASE_URL naming a database that does not exist (a typo) must fail, not get an empty one created.
+  return { ...common, extensions, driver: PostgreSqlDriver, clientUrl: target.location, pool: { min: 0, max: 10 }, ensureDatabase: false, migrations } as Options;
 }
 
 async function migrationsList(dialect: Dialect) {
@@ -67,7 +68,26 @@ export function shippedMigrations(dialect: Dialect): string[] {
     .sort();
 }
 
+/** The database could not be opened: unreachable, missing, refused, unwritable. `cause` is the driver's error. */
+export class DatabaseUnavailableError extends Error {
+  override name = "DatabaseUnavailableError";
+  constructor(
+    readonly target: DatabaseTarget,
+    override readonly cause: unknown,
+  ) {
+    super(`cannot open the ${target.dialect} database: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
 export async function openOrm(target: DatabaseTarget): Promise<MikroORM> {
+  try {
+    return await openOrmUnchecked(target);
+  } catch (err) {
+    throw new DatabaseUnavailableError(target, err);
+  }
+}
+
+async function openOrmUnchecked(target: DatabaseTarget): Promise<MikroORM> {
   if (target.dialect === "sqlite") {
     mkdirSync(dirname(target.location), { recursive: true });
     const { MikroORM } = await import("@mikro-orm/better-sqlite");
@@ -78,7 +98,16 @@ export async function openOrm(target: DatabaseTarget): Promise<MikroORM> {
     return orm as unknown as MikroORM;
   }
   const { MikroORM } = await import("@mikro-orm/postgresql");
-  return (await MikroORM.init((await ormOptions(target)) as never)) as unknown as MikroORM;
+  const orm = (await MikroORM.init((await ormOptions(target)) as never)) as unknown as MikroORM;
+  // MikroORM connects lazily and only logs a failure: one round trip now, so a server that is
+  // down, a database that does not exist or a refused login fails here with the driver's error.
+  try {
+    await orm.em.getConnection().execute("select 1");
+  } catch (err) {
+    await orm.close(true).catch(() => undefined);
+    throw err;
+  }
+  return orm;
 }
 
 /** The database an ORM opened by openOrm() talks to. */
@@ -103,11 +132,11 @@ export async function hasPendingMigrations(orm: MikroORM): Promise<boolean> {
 }
 
 /**
- * Applies pending migrations, one process at a time per database (db/migration-lock.ts). The
- * migrations code is loaded only when one is pending.
+ * Applies pending migrations, one process at a time per database (db/migration-lock.ts); resolves
+ * to the names of those this call applied. The migrations code is loaded only when one is pending.
  */
-export async function migrateUp(orm: MikroORM): Promise<void> {
-  if (!(await hasPendingMigrations(orm))) return;
+export async function migrateUp(orm: MikroORM): Promise<string[]> {
+  if (!(await hasPendingMigrations(orm))) return [];
   const target = targetOf(orm);
   const [{ Migrator }, { withMigrationLock }, list] = await Promise.all([
     import("@mikro-orm/migrations"),
@@ -115,5 +144,6 @@ export async function migrateUp(orm: MikroORM): Promise<void> {
     migrationsList(target.dialect),
   ]);
   orm.config.set("migrations", { ...orm.config.get("migrations"), migrationsList: list });
-  await withMigrationLock(target, () => new Migrator(orm.em as never).up());
+  const applied = await withMigrationLock(target, () => new Migrator(orm.em as never).up());
+  return applied.map((m) => m.name.replace(/\.(ts|js)$/, ""));
 }

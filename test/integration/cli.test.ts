@@ -140,7 +140,8 @@ describe("portcullis serve", { timeout: 90_000 }, () => {
     const db = await freshDatabase();
     const port = await freePort();
     const r = run(["serve", "--config", config], { PORT: String(port), DATABASE_URL: db.url, AUTH_SECRET: SECRET });
-    const ok = await waitReady(r, `http://127.0.0.1:${port}/auth2/ok`);
+    await waitReady(r, `http://127.0.0.1:${port}/auth2/ready`);
+    const ok = await fetch(`http://127.0.0.1:${port}/auth2/ok`);
     expect(await ok.json()).toEqual({ ok: true });
     expect((await fetch(`http://127.0.0.1:${port}/api/auth/ok`)).status).toBe(404);
 
@@ -173,7 +174,8 @@ describe("portcullis serve", { timeout: 90_000 }, () => {
     const db = await freshDatabase();
     const port = await freePort();
     const r = run(["serve"], { PORT: String(port), DATABASE_URL: db.url, AUTH_SECRET: SECRET, PORTCULLIS_CONFIG: config });
-    const ok = await waitReady(r, `http://127.0.0.1:${port}/auth2/ok`);
+    await waitReady(r, `http://127.0.0.1:${port}/auth2/ready`);
+    const ok = await fetch(`http://127.0.0.1:${port}/auth2/ok`);
     expect(await ok.json()).toEqual({ ok: true });
     r.child.kill("SIGTERM");
     expect(await finish(r)).toEqual({ code: 0, signal: null });
@@ -184,7 +186,7 @@ describe("portcullis serve", { timeout: 90_000 }, () => {
     const db = await freshDatabase();
     const port = await freePort();
     const r = run(["serve", "--config", "portcullis.config.mjs"], { PORT: String(port), DATABASE_URL: db.url, AUTH_SECRET: SECRET }, dirname(config));
-    await waitReady(r, `http://127.0.0.1:${port}/auth2/ok`);
+    await waitReady(r, `http://127.0.0.1:${port}/auth2/ready`);
     r.child.kill("SIGTERM");
     expect(await finish(r)).toEqual({ code: 0, signal: null });
   });

@@ -1,0 +1,171 @@
+import { spawn } from "node:child_process";
+import cluster from "node:cluster";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { MikroORM } from "@mikro-orm/core";
+import { pino, type Logger } from "pino";
+import { parseWorkers, runPrimary, workerIndex } from "../cluster.ts";
+import { configuredSecrets, resolveConfig, type PortcullisConfig, type ResolvedConfig } from "../config/index.ts";
+import { hasPendingMigrations, migrateUp, openOrm, parseDatabaseUrl } from "../db/orm.ts";
+import { createPortcullis, type Portcullis } from "../index.ts";
+import { loadConfig } from "./load-config.ts";
+import type { ConfigSources } from "./sources.ts";
+import { whereToSet } from "./sources.ts";
+import { describeListenError, StartupError } from "./startup-errors.ts";
+import { startStartupResponder } from "./startup-responder.ts";
+
+/**
+ * Development convenience (never in production): a secret generated once and kept in
+ * ./data/secret, so sessions and encrypted tokens survive restarts.
+ */
+function devSecret(): string {
+  const file = resolve("data", "secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  const secret = randomBytes(32).toString("base64url");
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+/** The config as `serve` runs it: validated whole, with a secret (a development one outside production). */
+async function serveConfig(sources: ConfigSources): Promise<{ input: PortcullisConfig; config: ResolvedConfig }> {
+  const input = await loadConfig(sources);
+  const production = sources.env.NODE_ENV === "production";
+  if (!input.secret && !input.secrets && !production) input.secret = devSecret();
+  const config = resolveConfig(input);
+  if (configuredSecrets(config).length === 0) {
+    throw new StartupError([
+      `portcullis: config key secret is not set, and NODE_ENV=production needs it (sessions and sealed tokens would not survive a restart). Fix: ${whereToSet("secret", sources)} a random string of 32 or more characters (e.g. the output of \`openssl rand -base64 32\`).`,
+    ]);
+  }
+  return { input, config };
+}
+
+/** Listening on the config's port, or one line naming the port (or host) and the fix. */
+async function listenOr<T>(config: ResolvedConfig, sources: ConfigSources, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.syscall === "listen" || e.syscall === "getaddrinfo" || e.code === "EADDRINUSE") {
+      throw new StartupError([describeListenError(e, config.host, config.port, sources)]);
+    }
+    throw err;
+  }
+}
+
+/** `portcullis migrate` in a child process (same config and environment); its names of applied migrations are logged. */
+async function runMigrateProcess(configFlag: string | undefined, logger: Logger): Promise<void> {
+  const script = process.argv[1]!;
+  // Under tsx (npm run dev) the child needs the same loader flags; an inspector port would clash.
+  const execArgv = process.execArgv.filter((a) => !a.startsWith("--inspect"));
+  const args = [...execArgv, script, "migrate", ...(configFlag ? ["--config", configFlag] : [])];
+  let out = "";
+  const code = await new Promise<number | null>((done, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] });
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.once("error", reject);
+    child.once("close", (c) => done(c));
+  });
+  // Its own error line is on stderr already (inherited): nothing more to say than to stop.
+  if (code !== 0) throw new StartupError(code === 1 ? [] : [`portcullis: the migrate step ended with ${code}.`]);
+  const applied = out.split("\n").filter((l) => l.startsWith("applied ")).map((l) => l.slice("applied ".length));
+  if (applied.length > 0) logger.info({ migrations: applied }, "migrations applied");
+}
+
+/**
+ * Pending migrations run in a `migrate` process of their own, so the serving process never loads
+ * the migrations code (issue 14 lever 2); meanwhile the port answers liveness 200 and readiness 503.
+ */
+async function migrateFirst(orm: MikroORM, config: ResolvedConfig, sources: ConfigSources, configFlag: string | undefined, logger: Logger) {
+  if (!(await hasPendingMigrations(orm))) return;
+  const responder = await listenOr(config, sources, () => startStartupResponder(config));
+  try {
+    await runMigrateProcess(configFlag, logger);
+  } finally {
+    await responder.close();
+  }
+}
+
+/** What an operator needs to see at start: where it listens, its public URL, each provider's redirect URI. */
+async function announce(portcullis: Portcullis, url: string, input: PortcullisConfig, sources: ConfigSources, worker: number | null) {
+  const { logger, config } = portcullis.app;
+  logger.info({ url, publicUrl: config.publicUrl, basePath: config.basePath, ...(worker === null ? {} : { worker }) }, "portcullis listening");
+  if (input.publicUrl === undefined && sources.env.NODE_ENV === "production") {
+    logger.warn({ publicUrl: config.publicUrl }, "publicUrl is not set: links, cookies and OAuth redirect URIs use the listening address; set PUBLIC_URL to the address users reach");
+  }
+  const providers = Object.keys(config.providers ?? {});
+  if (providers.length === 0 || worker !== null && worker !== 0) return;
+  const { redirectUri } = await import("../modules/oauth/runtime.ts");
+  for (const provider of providers) logger.info({ provider, redirectUri: redirectUri(portcullis.app, provider) }, "OAuth redirect URI (register it with the provider)");
+}
+
+/**
+ * SIGTERM / SIGINT: stop accepting, finish the requests in flight, close the database (index.ts
+ * close(): drain, then the stores), exit 0. A second signal while draining exits at once.
+ */
+function stopOnSignals(portcullis: Portcullis) {
+  const { logger } = portcullis.app;
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, "second signal while stopping: exiting now");
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, "portcullis stopping: finishing requests in flight");
+    portcullis.close().then(
+      () => {
+        logger.info("portcullis stopped");
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, "portcullis did not stop cleanly");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
+export async function serve(opts: { config?: string; workers?: string }, sources: ConfigSources): Promise<void> {
+  const { input, config } = await serveConfig(sources);
+  const workers = parseWorkers(opts.workers ?? sources.env.PORTCULLIS_WORKERS);
+  if (workers > 1 && cluster.isPrimary) {
+    const logger = pino({ level: config.logLevel });
+    await runPrimary(workers, logger, async () => {
+      const orm = await openOrm(parseDatabaseUrl(config.databaseUrl));
+      try {
+        if (!(await hasPendingMigrations(orm))) return;
+        const responder = await listenOr(config, sources, () => startStartupResponder(config));
+        try {
+          const applied = await migrateUp(orm);
+          logger.info({ migrations: applied }, "migrations applied");
+        } finally {
+          await responder.close();
+        }
+      } finally {
+        await orm.close();
+      }
+    });
+    return;
+  }
+  const index = workerIndex();
+  const portcullis = await createPortcullis(
+    input,
+    index === null
+      ? { migrate: (orm) => migrateFirst(orm, config, sources, opts.config, pino({ level: config.logLevel })) }
+      : { migrate: false, sweep: index === 0, clusterWorker: true },
+  );
+  let url: string;
+  try {
+    url = await listenOr(config, sources, () => portcullis.listen());
+  } catch (err) {
+    await portcullis.close().catch(() => undefined);
+    throw err;
+  }
+  stopOnSignals(portcullis);
+  await announce(portcullis, url, input, sources, index);
+}

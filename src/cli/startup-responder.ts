@@ -1,0 +1,49 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { ResolvedConfig } from "../config/index.ts";
+import { AuthError, errorBody } from "../errors.ts";
+import { requestIdOf } from "../../rest-bridge/request-id.ts";
+
+/**
+ * Holds the port while `serve` applies migrations before it serves: liveness ({base}/ok) answers
+ * 200, so an orchestrator does not kill a process busy with a long migration; readiness
+ * ({base}/ready) and everything else answer 503 NOT_READY with Retry-After, so no traffic is
+ * routed to it yet. Closed just before the service itself listens.
+ */
+export interface StartupResponder {
+  close(): Promise<void>;
+}
+
+const RETRY_AFTER_SEC = "5";
+
+function answer(base: string, req: IncomingMessage, res: ServerResponse): void {
+  const requestId = requestIdOf(req.headers["x-request-id"]);
+  const path = (req.url ?? "/").split("?")[0];
+  const health = req.method === "GET" || req.method === "HEAD";
+  const live = health && path === `${base}/ok`;
+  const body = JSON.stringify(live ? { ok: true } : errorBody(new AuthError("NOT_READY"), requestId));
+  res.writeHead(live ? 200 : 503, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+    "x-request-id": requestId,
+    ...(live ? {} : { "retry-after": RETRY_AFTER_SEC }),
+  });
+  res.end(body);
+}
+
+/** Listens on the service's host and port (a port in use fails here, before any migration runs). */
+export async function startStartupResponder(config: ResolvedConfig): Promise<StartupResponder> {
+  const server = createServer((req, res) => answer(config.basePath, req, res));
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
