@@ -2,8 +2,8 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   // Tests import the package's own entries ("portcullis/client") from the sources, never a build.
-  resolve: { conditions: ["source"] },
-  ssr: { resolve: { conditions: ["source"], externalConditions: ["source"] } },
+  resolve: { conditions: ["portcullis-source"] },
+  ssr: { resolve: { conditions: ["portcullis-source"], externalConditions: ["portcullis-source"] } },
   test: {
     globalSetup: ["test/global-setup.ts"],
     testTimeout: 30_000,
