@@ -17,6 +17,7 @@ import { checkLoginOrigin, checkOrigin, checkRateLimit, clientIpResolver, type C
 import { serveGetSession } from "./get-session.ts";
 import { failureToErrorPage, prefersHtml, sendHtml } from "./html.ts";
 import { createConsoleHandler } from "./console.ts";
+import { createOpenApiPages } from "./openapi.ts";
 import { normalisePath } from "./paths.ts";
 import { createRouteMatcher, loginProcedures, restPathByProcedure, routes, type RouteMatch } from "./routes.ts";
 
@@ -151,6 +152,7 @@ export function createRequestHandler(app: App) {
   const adminConsole = createConsoleHandler(app);
   const getSessionTarget = `${base}/get-session`;
   const cors = createCors(app, TRPC_PATH); // trustedOrigins (rest-bridge/cors.ts)
+  const openApi = createOpenApiPages(app, ipOf); // {base}/openapi.json and {base}/reference (rest-bridge/openapi.ts)
 
   /** Route pattern only: paths and queries may carry tokens. Nothing is built when the level is off. */
   function logRequest(req: IncomingMessage, res: ServerResponse, requestId: string, label: string, started: number, aborted: boolean) {
@@ -219,6 +221,9 @@ export function createRequestHandler(app: App) {
       } else if (adminConsole?.matches(path)) {
         label = "admin-console";
         adminConsole.serve(req, res, path);
+      } else if (openApi.serves(path)) {
+        label = path.slice(base.length);
+        await openApi.serve(req, res, path);
       } else {
         const match = path.startsWith(`${base}/`) ? matchRoute(req.method ?? "GET", path.slice(base.length)) : null;
         if (!match) throw new AuthError("NOT_FOUND");

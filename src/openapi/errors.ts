@@ -49,10 +49,12 @@ export function errorResponses({ contract, oauth }: RouteErrors): Record<string,
     if (rfc.length) shapes.push({ allOf: [ref("OAuthError")], properties: { error: { enum: [...new Set(rfc.map(([, e]) => e))] } } });
     const lines = [
       ...here.map((c) => `- \`${wireCode(c)}\`: ${ERRORS[c][1]}`),
-      ...rfc.map(([c, e]) => `- \`${e}\` (RFC 6749 §5.2 shape): ${ERRORS[c][1]}`),
+      ...rfc.map(([c, e]) => `- \`${e}\` (RFC 6749 §5.2 shape; \`${wireCode(c)}\` for tRPC callers): ${ERRORS[c][1]}`),
     ];
     responses[String(status)] = {
       description: lines.join("\n"),
+      // Every contract code of this status, also those the RFC shape answers under its own name (tRPC callers see them as data.authCode).
+      "x-error-codes": [...new Set([...here, ...rfc.map(([c]) => c)].map(wireCode))],
       ...(status === 429 ? { headers: { "Retry-After": { description: "Seconds to wait", schema: { type: "integer" } } } } : {}),
       content: { "application/json": { schema: shapes.length === 1 ? shapes[0] : { anyOf: shapes } } },
     };

@@ -10,7 +10,16 @@ import { openApiPath, operation } from "./operation.ts";
 import { errorBody, oauthErrorBody } from "./records.ts";
 import { SchemaWriter } from "./schemas.ts";
 
-export type OpenApiDocument = JsonSchema & { openapi: "3.1.0"; paths: Record<string, Record<string, JsonSchema>> };
+/** The document's top level; operations and schemas are plain JSON objects. */
+export interface OpenApiDocument {
+  openapi: "3.1.0";
+  info: { title: string; version: string; description: string };
+  servers: { url: string }[];
+  tags: { name: string; description: string }[];
+  /** OpenAPI path (`/reset-password/{token}`) → lower-case method → operation. */
+  paths: Record<string, Record<string, JsonSchema>>;
+  components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema & { type: string; name?: string }> };
+}
 
 /** This package's version, from the package.json above this file (sources or dist/). */
 function packageVersion(): string {
@@ -54,7 +63,6 @@ export function openApiDocument(config: ResolvedConfig): OpenApiDocument {
     (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation({ route, procedure, doc: entry.doc, tag: entry.tag, operationId, writer, config });
   }
   const secure = new URL(config.publicUrl).protocol === "https:";
-  const server = new URL(config.publicUrl);
   return {
     openapi: "3.1.0",
     info: {
@@ -66,7 +74,8 @@ export function openApiDocument(config: ResolvedConfig): OpenApiDocument {
         "RFC 6749 `{ error, error_description }`). State-changing requests that carry the session cookie need an `Origin` of the " +
         "service or a trusted origin. The same operations are typed tRPC procedures under `/api/trpc`.",
     },
-    servers: [{ url: `${server.origin}${server.pathname.replace(/\/$/, "")}${config.basePath}` }],
+    // As the links in mails (src/mail/links.ts): the public URL, then the base path.
+    servers: [{ url: `${config.publicUrl.replace(/\/+$/, "")}${config.basePath}` }],
     tags: moduleDocs.map((m) => ({ name: m.tag, description: m.description })),
     paths,
     components: {
