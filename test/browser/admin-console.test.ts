@@ -70,7 +70,7 @@ describe.skipIf(!hasChromium() && !process.env.CI)(`admin console in Chromium ($
   it("finds one user among many by searching, and opens them", async () => {
     await page.getByLabel("Search for").fill("quarterm");
     await page.getByLabel("Search for").press("Enter");
-    await expect.poll(() => page.locator(".count").textContent()).toBe("1 users match");
+    await expect.poll(() => page.locator(".count").textContent()).toBe("1 user matches");
     await row(page, needle.email).waitFor();
     await shots.shot(page, "search");
     await page.getByRole("link", { name: needle.email }).click();
@@ -100,7 +100,7 @@ describe.skipIf(!hasChromium() && !process.env.CI)(`admin console in Chromium ($
     await page.getByLabel("Filter by").selectOption("banned");
     await page.getByLabel("Banned", { exact: true }).selectOption("true");
     await page.getByRole("button", { name: "Apply" }).click();
-    await expect.poll(() => page.locator(".count").textContent()).toBe("1 users match");
+    await expect.poll(() => page.locator(".count").textContent()).toBe("1 user matches");
     expect(await row(page, needle.email).textContent()).toMatch(/Banned until .* — Spamming the forum/);
     await shots.shot(page, "banned-in-list");
   });
@@ -137,7 +137,7 @@ describe.skipIf(!hasChromium() && !process.env.CI)(`admin console in Chromium ($
     await page.getByRole("heading", { name: "Audit log", level: 1 }).waitFor();
     await page.getByLabel("User id (actor, impersonator or target)").fill(needle.id);
     await page.getByRole("button", { name: "Apply" }).click();
-    await expect.poll(() => page.locator(".count").textContent()).toBe("1 events match");
+    await expect.poll(() => page.locator(".count").textContent()).toBe("1 event matches");
     const ban = page.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "ban-user" }) });
     expect(await ban.textContent()).toContain("banReason: Spamming the forum");
     await shots.shot(page, "audit-ban");
@@ -145,7 +145,7 @@ describe.skipIf(!hasChromium() && !process.env.CI)(`admin console in Chromium ($
     await page.getByRole("button", { name: "Clear filters" }).click();
     await page.getByLabel("Action").selectOption("impersonate-user");
     await page.getByRole("button", { name: "Apply" }).click();
-    await expect.poll(() => page.locator(".count").textContent()).toBe("1 events match");
+    await expect.poll(() => page.locator(".count").textContent()).toBe("1 event matches");
     // The page names the target by its id, linked to the user's page.
     await page.getByRole("link", { name: `${other.id.slice(0, 8)}…` }).waitFor();
     await shots.shot(page, "audit-impersonation");
@@ -186,7 +186,7 @@ describe.skipIf(!hasChromium() && !process.env.CI)(`admin console in Chromium ($
     await tabTo("Search for");
     await kb.keyboard.type("quarterm");
     await kb.keyboard.press("Enter");
-    await expect.poll(() => kb.locator(".count").textContent()).toBe("1 users match");
+    await expect.poll(() => kb.locator(".count").textContent()).toBe("1 user matches");
     await tabTo(needle.email);
     await kb.keyboard.press("Enter");
     await kb.getByRole("heading", { name: needle.email, level: 1 }).waitFor();

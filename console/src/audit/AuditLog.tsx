@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { api, type AuditQuery } from "../api.ts";
 import { navigate, queryString, useLocation } from "../route.ts";
-import { formatCount } from "../ui/format.ts";
+import { matches } from "../ui/format.ts";
 import { useLoad } from "../ui/hooks.ts";
 import { PageTitle } from "../ui/PageTitle.tsx";
 import { Pager } from "../ui/Pager.tsx";
@@ -47,7 +47,7 @@ export function AuditLog() {
       <AuditFilters valueKey={key} value={current} onApply={(f) => show(f, 0)} />
       <ProblemBox problem={events.problem} />
       <p role="status" className="count">
-        {events.loading ? "Loading events…" : events.data ? `${formatCount(events.data.total)} events match` : ""}
+        {events.loading ? "Loading events…" : events.data ? matches(events.data.total, "event") : ""}
       </p>
       {events.data && (
         <>

@@ -8,3 +8,8 @@ export function formatDate(iso: string | null | undefined): string {
 export function formatCount(n: number): string {
   return n.toLocaleString("en-US");
 }
+
+/** "1 user matches", "243 users match". */
+export function matches(n: number, noun: string): string {
+  return n === 1 ? `1 ${noun} matches` : `${formatCount(n)} ${noun}s match`;
+}

@@ -1,7 +1,7 @@
 import { api } from "../api.ts";
 import { navigate, queryString, useLocation } from "../route.ts";
 import { Allowed } from "../auth/session.tsx";
-import { formatCount } from "../ui/format.ts";
+import { matches } from "../ui/format.ts";
 import { useLoad } from "../ui/hooks.ts";
 import { Link } from "../ui/Link.tsx";
 import { PageTitle } from "../ui/PageTitle.tsx";
@@ -30,7 +30,7 @@ export function UserList() {
       <UserQueryForm valueKey={key} value={state} onApply={show} />
       <ProblemBox problem={list.problem} />
       <p role="status" className="count">
-        {list.loading ? "Loading users…" : list.data ? `${formatCount(list.data.total)} users match` : ""}
+        {list.loading ? "Loading users…" : list.data ? matches(list.data.total, "user") : ""}
       </p>
       {list.data && (
         <>
