@@ -1,6 +1,6 @@
 // The admin console's build (scripts/build-console.mjs runs it): a static app under /admin/,
 // output in dist/console/ (never committed). `portcullis/client` is the typed client apps use,
-// taken from the sources here as the package's "source" export condition does in the tests.
+// taken from the sources here as the package's "portcullis-source" export condition does in the tests.
 import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
