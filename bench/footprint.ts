@@ -49,7 +49,7 @@ export interface Started {
   ms: number;
 }
 
-/** Spawns the compiled CLI and polls until the first answer; ms from spawn to that answer. */
+/** Spawns the compiled CLI and polls until it is ready (migrated, serving); ms from spawn to that answer. */
 export async function start(dir: string, env: Record<string, string>): Promise<Started> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -62,7 +62,7 @@ export async function start(dir: string, env: Record<string, string>): Promise<S
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`portcullis serve exited with ${proc.exitCode}`);
     try {
-      const res = await fetch(`${url}/api/auth/ok`);
+      const res = await fetch(`${url}/api/auth/ready`); // /ok answers 200 while start-up migrations run
       if (res.ok) return { proc, url, ms: performance.now() - t0 };
     } catch {
       // not listening yet
