@@ -8,6 +8,7 @@ import { ConfigError, configuredSecrets, resolveConfig, type PortcullisConfig } 
 import { migrateUp, openOrm, parseDatabaseUrl } from "./db/orm.ts";
 import { createSessionStore } from "./db/session-store/index.ts";
 import { createMailer } from "./mail/mailer.ts";
+import { checkMailSetup } from "./mail/startup.ts";
 import { SessionCache } from "./modules/session/session-cache.ts";
 import { clusterChannel, noChannel, postgresChannel } from "./modules/session/invalidation.ts";
 import { createRateLimiter } from "./modules/rate-limit/rate-limit.ts";
@@ -94,6 +95,8 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     throw new ConfigError("Invalid Portcullis config:\n  secret: AUTH_SECRET is required when NODE_ENV=production");
   }
   const logger = options.logger ?? pino({ level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie"] });
+  // How mail leaves, said once; SMTP checked (production: a failure stops the start), before anything is opened.
+  await checkMailSetup(config, logger);
   const target = parseDatabaseUrl(config.databaseUrl);
   const orm = await openOrm(target);
   const migrate = options.migrate ?? true;

@@ -2,6 +2,7 @@ import proxyAddr from "proxy-addr";
 import { z } from "zod";
 import { roleGrantsSchema, withBuiltInRoles } from "../modules/admin/permissions.ts";
 import { httpConfigSchema, providersSchema } from "../oauth/providers/config.ts";
+import type { MailSendHook, MailTemplate } from "../mail/types.ts";
 
 export interface Clock {
   now(): Date;
@@ -36,6 +37,9 @@ export const DEFAULT_RATE_LIMIT_RULES: Record<string, { window: number; max: num
   // better-auth's two-factor plugin: 3 per 10 s on every /two-factor/ path (codes are guessable).
   "/two-factor/*": { window: 10, max: 3 },
 };
+
+/** One `email.templates` entry: a function, checked when it runs (src/mail/mailer.ts). */
+const mailTemplate = z.custom<MailTemplate>((v) => typeof v === "function", "must be a function").optional();
 
 const urlString = z.string().refine((v) => URL.canParse(v), "must be an absolute URL");
 /** "localhost:3000" parses as a URL with scheme "localhost:" (origin "null"): require http(s). */
@@ -111,6 +115,35 @@ export const configSchema = z
           .refine((v) => /^smtps?:\/\//.test(v) && URL.canParse(v), "must be smtp://... or smtps://...")
           .optional(),
         from: z.string().min(1).default("Portcullis <no-reply@localhost>"),
+        /**
+         * `async ({ kind, to, subject, text, html, url, code, locale }) => {}`: delivers every mail
+         * instead of SMTP (a transactional mail API, a queue); a throw counts as a failed send.
+         */
+        send: z.custom<MailSendHook>((v) => typeof v === "function", "must be a function").optional(),
+        /**
+         * Per mail kind, `({ to, name, url, code, newEmail, expiresInSec, locale, locales }) => ({ subject, text, html? })`
+         * (may be async) in place of the built-in English text; `locale` comes from the request's Accept-Language.
+         */
+        templates: z
+          .object({
+            /** The email verification link (sign-up, send-verification-email, a changed address). */
+            verification: mailTemplate,
+            /** The password reset link. */
+            resetPassword: mailTemplate,
+            /** change-email of a verified user: the approval link mailed to the current address (`newEmail` set). */
+            changeEmail: mailTemplate,
+            /** delete-user: the confirmation link. */
+            deleteAccount: mailTemplate,
+            /** The two-factor sign-in code (`code`, no `url`). */
+            twoFactorOtp: mailTemplate,
+          })
+          .strict()
+          .prefault({}),
+        /**
+         * Write each mail's link or code to the log when there is neither SMTP nor `send`. Unset:
+         * on outside production; in production off (the links are live credentials) and such mails fail, logged.
+         */
+        logLinks: z.boolean().optional(),
       })
       .strict()
       .prefault({}),

@@ -1,12 +1,17 @@
 import { escapeHtml } from "../security/html.ts";
-import type { MailMessage } from "./mailer.ts";
+import type { MailContent, MailDraft, MailKind, MailTemplate, MailTemplateInput } from "./types.ts";
+
+/**
+ * What the features send (drafts: kind, recipient, link or code) and the built-in English text
+ * of each kind. `email.templates.<kind>` replaces a built-in one (mailer.ts picks).
+ */
 
 function minutes(seconds: number): string {
   const m = Math.round(seconds / 60);
   return m === 1 ? "1 minute" : `${m} minutes`;
 }
 
-interface Template {
+interface LinkText {
   subject: string;
   intro: string;
   action: string;
@@ -14,7 +19,7 @@ interface Template {
 }
 
 /** Plain text first (some clients show only that), plus a minimal HTML part with one button. */
-function render(to: string, name: string | null, link: string, t: Template): MailMessage {
+function linkMail(name: string | null, link: string, t: LinkText): MailContent {
   const greeting = name ? `Hello ${name},` : "Hello,";
   const text = `${greeting}\n\n${t.intro}\n\n${link}\n\n${t.outro}\n`;
   const html = [
@@ -27,61 +32,79 @@ function render(to: string, name: string | null, link: string, t: Template): Mai
     `<p>${escapeHtml(t.outro)}</p>`,
     "</body></html>",
   ].join("\n");
-  return { to, subject: t.subject, text, html, link };
+  return { subject: t.subject, text, html };
 }
 
-export function verificationEmail(to: string, name: string | null, link: string, expiresInSec: number): MailMessage {
-  return render(to, name, link, {
-    subject: "Verify your email address",
-    intro: "Confirm your email address by opening this link:",
-    action: "Verify email",
-    outro: `The link expires in ${minutes(expiresInSec)}. If you did not create an account, ignore this email.`,
-  });
+const url = (input: MailTemplateInput) => input.url ?? "";
+
+/** The built-in text of every kind (English; `locale` is for the operator's own templates). */
+export const DEFAULT_TEMPLATES: Record<MailKind, MailTemplate> = {
+  verification: (m) =>
+    linkMail(m.name, url(m), {
+      subject: "Verify your email address",
+      intro: "Confirm your email address by opening this link:",
+      action: "Verify email",
+      outro: `The link expires in ${minutes(m.expiresInSec)}. If you did not create an account, ignore this email.`,
+    }),
+  resetPassword: (m) =>
+    linkMail(m.name, url(m), {
+      subject: "Reset your password",
+      intro: "Choose a new password by opening this link:",
+      action: "Reset password",
+      outro: `The link expires in ${minutes(m.expiresInSec)} and works once. If you did not ask for a reset, ignore this email: your password stays as it is.`,
+    }),
+  changeEmail: (m) =>
+    linkMail(m.name, url(m), {
+      subject: "Confirm your new email address",
+      intro: `Someone (hopefully you) asked to change the email address of your account to ${m.newEmail ?? ""}. Approve the change by opening this link; a verification link then goes to the new address:`,
+      action: "Approve the change",
+      outro: `The link expires in ${minutes(m.expiresInSec)}. If you did not ask for this, ignore this email and consider changing your password: your address stays as it is.`,
+    }),
+  deleteAccount: (m) =>
+    linkMail(m.name, url(m), {
+      subject: "Confirm the deletion of your account",
+      intro: "Open this link in the browser where you are signed in to delete your account. This cannot be undone:",
+      action: "Delete my account",
+      outro: `The link expires in ${minutes(m.expiresInSec)} and works once. If you did not ask for this, ignore this email: nothing is deleted.`,
+    }),
+  // The code, no link: nothing to click that a mail scanner could use up.
+  twoFactorOtp: (m) => {
+    const code = m.code ?? "";
+    const greeting = m.name ? `Hello ${m.name},` : "Hello,";
+    const intro = "Your sign-in verification code is:";
+    const outro = `It expires in ${minutes(m.expiresInSec)} and works once. If you are not signing in, someone knows your password: change it.`;
+    const html = [
+      "<!doctype html>",
+      '<html><body style="font-family: sans-serif; line-height: 1.5">',
+      `<p>${escapeHtml(greeting)}</p>`,
+      `<p>${escapeHtml(intro)}</p>`,
+      `<p style="font-size: 24px; letter-spacing: 4px; font-family: monospace">${escapeHtml(code)}</p>`,
+      `<p>${escapeHtml(outro)}</p>`,
+      "</body></html>",
+    ].join("\n");
+    return { subject: `Your verification code: ${code}`, text: `${greeting}\n\n${intro}\n\n${code}\n\n${outro}\n`, html };
+  },
+};
+
+export function verificationEmail(to: string, name: string | null, link: string, expiresInSec: number): MailDraft {
+  return { kind: "verification", to, name, url: link, expiresInSec };
 }
 
-export function resetPasswordEmail(to: string, name: string | null, link: string, expiresInSec: number): MailMessage {
-  return render(to, name, link, {
-    subject: "Reset your password",
-    intro: "Choose a new password by opening this link:",
-    action: "Reset password",
-    outro: `The link expires in ${minutes(expiresInSec)} and works once. If you did not ask for a reset, ignore this email: your password stays as it is.`,
-  });
+export function resetPasswordEmail(to: string, name: string | null, link: string, expiresInSec: number): MailDraft {
+  return { kind: "resetPassword", to, name, url: link, expiresInSec };
 }
 
 /** change-email of a verified user, step 1: mailed to the current address. */
-export function changeEmailConfirmationEmail(to: string, name: string | null, newEmail: string, link: string, expiresInSec: number): MailMessage {
-  return render(to, name, link, {
-    subject: "Confirm your new email address",
-    intro: `Someone (hopefully you) asked to change the email address of your account to ${newEmail}. Approve the change by opening this link; a verification link then goes to the new address:`,
-    action: "Approve the change",
-    outro: `The link expires in ${minutes(expiresInSec)}. If you did not ask for this, ignore this email and consider changing your password: your address stays as it is.`,
-  });
+export function changeEmailConfirmationEmail(to: string, name: string | null, newEmail: string, link: string, expiresInSec: number): MailDraft {
+  return { kind: "changeEmail", to, name, newEmail, url: link, expiresInSec };
 }
 
 /** delete-user without a fresh session or the password: the confirmation link. */
-export function deleteAccountEmail(to: string, name: string | null, link: string, expiresInSec: number): MailMessage {
-  return render(to, name, link, {
-    subject: "Confirm the deletion of your account",
-    intro: "Open this link in the browser where you are signed in to delete your account. This cannot be undone:",
-    action: "Delete my account",
-    outro: `The link expires in ${minutes(expiresInSec)} and works once. If you did not ask for this, ignore this email: nothing is deleted.`,
-  });
+export function deleteAccountEmail(to: string, name: string | null, link: string, expiresInSec: number): MailDraft {
+  return { kind: "deleteAccount", to, name, url: link, expiresInSec };
 }
 
-/** Two-factor email OTP: the code, no link (nothing to click that a mail scanner could use up). */
-export function twoFactorOtpEmail(to: string, name: string | null, code: string, expiresInSec: number): MailMessage {
-  const greeting = name ? `Hello ${name},` : "Hello,";
-  const intro = "Your sign-in verification code is:";
-  const outro = `It expires in ${minutes(expiresInSec)} and works once. If you are not signing in, someone knows your password: change it.`;
-  const text = `${greeting}\n\n${intro}\n\n${code}\n\n${outro}\n`;
-  const html = [
-    "<!doctype html>",
-    '<html><body style="font-family: sans-serif; line-height: 1.5">',
-    `<p>${escapeHtml(greeting)}</p>`,
-    `<p>${escapeHtml(intro)}</p>`,
-    `<p style="font-size: 24px; letter-spacing: 4px; font-family: monospace">${escapeHtml(code)}</p>`,
-    `<p>${escapeHtml(outro)}</p>`,
-    "</body></html>",
-  ].join("\n");
-  return { to, subject: `Your verification code: ${code}`, text, html, code };
+/** Two-factor email OTP. */
+export function twoFactorOtpEmail(to: string, name: string | null, code: string, expiresInSec: number): MailDraft {
+  return { kind: "twoFactorOtp", to, name, code, expiresInSec };
 }

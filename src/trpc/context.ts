@@ -22,7 +22,8 @@ export interface Effects {
 
 export interface Context {
   app: App;
-  req: RequestInfo & { requestId: string; origin: string | null };
+  /** `acceptLanguage`: the raw header, read by the mailer for the mail's locale. */
+  req: RequestInfo & { requestId: string; origin: string | null; acceptLanguage: string | null };
   /** Where the session token came from. */
   tokenSource: "bearer" | "cookie" | null;
   sessionToken: string | null;
@@ -77,6 +78,7 @@ export function createContext(app: App, input: ContextInput): Context {
       userAgent: header(input.headers, "user-agent"),
       requestId: input.requestId ?? crypto.randomUUID(),
       origin: header(input.headers, "origin"),
+      acceptLanguage: header(input.headers, "accept-language"),
     },
     tokenSource: source,
     sessionToken: token,

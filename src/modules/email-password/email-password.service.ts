@@ -41,8 +41,8 @@ export interface SignUpInput {
   callbackURL?: string | undefined;
 }
 
-/** The request id (set by the HTTP layer) tags the log line of a failed verification send. */
-type RequestMeta = RequestInfo & { requestId?: string };
+/** The request id (set by the HTTP layer) tags the log line of a failed verification send; Accept-Language sets its locale. */
+type RequestMeta = RequestInfo & { requestId?: string; acceptLanguage?: string | null };
 
 export interface SignedIn {
   token: string | null;
@@ -85,7 +85,7 @@ export async function signUp(app: App, em: EntityManager, req: RequestMeta, inpu
   );
   const result: SignedIn = issued ? { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user } : { token: null, cookieMaxAgeSec: null, user };
   // After the commit, and after the response: the mail never waits on (or undoes) the sign-up.
-  if (sendsVerificationOnSignUp(config)) sendVerificationLater(app, req.requestId, result.user, input.callbackURL);
+  if (sendsVerificationOnSignUp(config)) sendVerificationLater(app, req, result.user, input.callbackURL);
   return result;
 }
 
@@ -120,7 +120,7 @@ export async function signInWithPassword(
   if (isBanActive(user, now)) throw bannedUser(app);
   if (app.config.emailAndPassword.requireEmailVerification && !user.emailVerified) {
     // A fresh link for whoever proved the password (at most one mail a minute per user).
-    sendVerificationLater(app, req.requestId, user, callbackURL);
+    sendVerificationLater(app, req, user, callbackURL);
     throw new AuthError("EMAIL_NOT_VERIFIED");
   }
   // The password check took ~20 ms: a ban or a removal may have committed meanwhile. The common

@@ -8,7 +8,7 @@ import * as service from "./password-reset.service.ts";
 export const passwordResetProcedures = {
   requestPasswordReset: publicProcedure.input(schema.requestPasswordResetInput).mutation(({ ctx, input }) => {
     assertSafeCallback(ctx.app, input.redirectTo);
-    service.requestPasswordReset(ctx.app, ctx.req.requestId, input.email, input.redirectTo);
+    service.requestPasswordReset(ctx.app, ctx.req, input.email, input.redirectTo);
     return { status: true as const, message: service.RESET_REQUESTED_MESSAGE };
   }),
 

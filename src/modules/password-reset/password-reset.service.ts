@@ -6,6 +6,7 @@ import { Account, User } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
+import type { MailRequest } from "../../mail/mailer.ts";
 import { resetPasswordEmail } from "../../mail/templates.ts";
 import { CREDENTIAL_PROVIDER, credentialAccount } from "../email-password/email-password.service.ts";
 import { checkPasswordLength, parseEmail } from "../email-password/email-password.rules.ts";
@@ -22,9 +23,9 @@ export const RESET_REQUESTED_MESSAGE = "If this email exists in our system, chec
  * lookup, the token and the SMTP send run after the answer (mailTokenLater), so a known and an
  * unknown address get the same body in the same time.
  */
-export function requestPasswordReset(app: App, requestId: string, rawEmail: string, redirectTo: string | undefined): void {
+export function requestPasswordReset(app: App, req: MailRequest, rawEmail: string, redirectTo: string | undefined): void {
   const email = parseEmail(rawEmail);
-  mailTokenLater(app, requestId, PURPOSE, async (em) => {
+  mailTokenLater(app, req, PURPOSE, async (em) => {
     // Counted before the lookup: unknown addresses spend their budget like known ones.
     if (!(await app.addressLimiter.allow(PURPOSE, email))) return null;
     const user = await em.findOne(User, { email });

@@ -57,7 +57,7 @@ export const twoFactorRouter = router({
   }),
 
   sendOtp: procedures.public.input(sendOtpInput).mutation(async ({ ctx }) => {
-    await verification.sendOtp(ctx.app, ctx.em, ctx.req.requestId, await subjectOf(ctx, false));
+    await verification.sendOtp(ctx.app, ctx.em, ctx.req, await subjectOf(ctx, false));
     return { status: true as const };
   }),
 

@@ -6,6 +6,7 @@ import { TwoFactor, TwoFactorBackupCode, User } from "../../db/entities/index.ts
 import { inTransaction } from "../../db/transaction.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
+import type { MailRequest } from "../../mail/mailer.ts";
 import { twoFactorOtpEmail } from "../../mail/templates.ts";
 import { issueSession, type IssuedSession, type RequestInfo, type ResolvedSession } from "../session/session.service.ts";
 import { userRow } from "../user/user.mapper.ts";
@@ -161,7 +162,7 @@ async function otpHolder(app: App, em: EntityManager, subject: Subject, fresh: b
 }
 
 /** POST /two-factor/send-otp: 6 digits by mail, 5 minutes, stored as a keyed digest. */
-export async function sendOtp(app: App, em: EntityManager, requestId: string, subject: Subject): Promise<void> {
+export async function sendOtp(app: App, em: EntityManager, req: MailRequest, subject: Subject): Promise<void> {
   if (!app.config.twoFactor.otp.enabled) throw new AuthError("OTP_NOT_CONFIGURED");
   const holder = await otpHolder(app, em, subject, true);
   const user = subject.kind === "session" ? subject.auth.user : await loadUser(em, holder.userId);
@@ -170,9 +171,9 @@ export async function sendOtp(app: App, em: EntityManager, requestId: string, su
   await challenges.storeOtp(app, em, holder, keyedDigest(`${holder.id}:${code}`, app.secret), OTP_TTL_SEC);
   app.mailer.later(async () => {
     try {
-      await app.mailer.send(twoFactorOtpEmail(user.email, user.name || null, code, OTP_TTL_SEC), { requestId });
+      await app.mailer.send(twoFactorOtpEmail(user.email, user.name || null, code, OTP_TTL_SEC), req);
     } catch (err) {
-      app.logger.error({ requestId, err, mail: "two-factor-otp" }, "email not sent");
+      app.logger.error({ requestId: req.requestId, err, mail: "two-factor-otp" }, "email not sent");
     }
   });
 }

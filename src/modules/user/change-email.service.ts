@@ -5,6 +5,7 @@ import { inTransaction } from "../../db/transaction.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
+import type { MailRequest } from "../../mail/mailer.ts";
 import { changeEmailConfirmationEmail, verificationEmail } from "../../mail/templates.ts";
 import { parseEmail } from "../email-password/email-password.rules.ts";
 import { sendVerificationLater } from "../verification/email-verification.service.ts";
@@ -31,24 +32,24 @@ interface ChangeValue {
   newEmail: string;
 }
 
-export async function requestChangeEmail(app: App, em: EntityManager, requestId: string, user: UserRow, rawNewEmail: string, callbackURL: string | undefined): Promise<void> {
+export async function requestChangeEmail(app: App, em: EntityManager, req: MailRequest, user: UserRow, rawNewEmail: string, callbackURL: string | undefined): Promise<void> {
   if (!app.config.user.changeEmail.enabled) throw new AuthError("CHANGE_EMAIL_DISABLED");
   const newEmail = parseEmail(rawNewEmail);
   if (newEmail === user.email) throw new AuthError("EMAIL_IS_THE_SAME");
   if (!user.emailVerified) {
     const moved = await moveEmail(app, em, { userId: user.id, email: user.email, newEmail }, false);
-    if (moved) sendVerificationLater(app, requestId, moved, callbackURL);
+    if (moved) sendVerificationLater(app, req, moved, callbackURL);
     return;
   }
-  mailLink(app, requestId, CONFIRM, user, { userId: user.id, email: user.email, newEmail }, callbackURL);
+  mailLink(app, req, CONFIRM, user, { userId: user.id, email: user.email, newEmail }, callbackURL);
 }
 
 /**
  * After the answer (the same for every address): a link of `purpose` to `to`, unless the new
  * address is taken by then or the current address has used up its change-email mails.
  */
-function mailLink(app: App, requestId: string, purpose: typeof CONFIRM | typeof VERIFY, to: { email: string; name: string }, value: ChangeValue, callbackURL: string | undefined) {
-  mailTokenLater(app, requestId, purpose, async (em) => {
+function mailLink(app: App, req: MailRequest, purpose: typeof CONFIRM | typeof VERIFY, to: { email: string; name: string }, value: ChangeValue, callbackURL: string | undefined) {
+  mailTokenLater(app, req, purpose, async (em) => {
     if (!(await app.addressLimiter.allow("change-email", value.email))) return null;
     if (purpose === CONFIRM && (await em.count(User, { email: value.newEmail })) > 0) return null;
     const ttlSec = app.config.emailVerification.tokenExpiresInSec;
@@ -90,11 +91,11 @@ async function moveEmail(app: App, em: EntityManager, value: ChangeValue, verifi
 export const CHANGE_EMAIL_PURPOSES = [CONFIRM, VERIFY] as const;
 
 /** Step 1 used: mail the new address its link (after the answer). INVALID_TOKEN when bad, used, expired or stale. */
-export async function confirmChangeEmail(app: App, em: EntityManager, requestId: string, token: string, callbackURL: string | undefined): Promise<void> {
+export async function confirmChangeEmail(app: App, em: EntityManager, req: MailRequest, token: string, callbackURL: string | undefined): Promise<void> {
   const value = await consumeToken<ChangeValue>(app, em, CONFIRM, token);
   const user = value && (await em.findOne(User, { id: value.userId, email: value.email }));
   if (!value || !user) throw new AuthError("INVALID_TOKEN");
-  mailLink(app, requestId, VERIFY, user, value, callbackURL);
+  mailLink(app, req, VERIFY, user, value, callbackURL);
 }
 
 /** Step 2 used: the address moves, verified. INVALID_TOKEN when bad, used, expired, stale or the address was taken meanwhile. */

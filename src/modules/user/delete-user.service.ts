@@ -5,6 +5,7 @@ import { Account } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
+import type { MailRequest } from "../../mail/mailer.ts";
 import { deleteAccountEmail } from "../../mail/templates.ts";
 import { recordAudit, type Actor } from "../admin/audit.service.ts";
 import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
@@ -36,7 +37,7 @@ export function isFresh(app: App, auth: ResolvedSession): boolean {
   return freshAgeMs === 0 || app.clock.now().getTime() - auth.session.createdAt.getTime() < freshAgeMs;
 }
 
-export async function deleteUser(app: App, em: EntityManager, requestId: string, auth: ResolvedSession, actor: Actor, input: DeleteInput): Promise<DeleteOutcome> {
+export async function deleteUser(app: App, em: EntityManager, req: MailRequest, auth: ResolvedSession, actor: Actor, input: DeleteInput): Promise<DeleteOutcome> {
   assertEnabled(app);
   const userId = auth.user.id;
   if (input.password !== undefined) {
@@ -47,7 +48,7 @@ export async function deleteUser(app: App, em: EntityManager, requestId: string,
     await deleteWithToken(app, em, userId, actor, input.token);
     return "deleted";
   } else if (!isFresh(app, auth)) {
-    mailDeleteLink(app, requestId, auth, input.callbackURL);
+    mailDeleteLink(app, req, auth, input.callbackURL);
     return "mailed";
   }
   await deleteNow(app, em, userId, actor, "password-or-fresh-session");
@@ -80,9 +81,9 @@ async function deleteNow(app: App, em: EntityManager, userId: string, actor: Act
   for (const id of ended) app.sessionCache.evictUser(id);
 }
 
-function mailDeleteLink(app: App, requestId: string, auth: ResolvedSession, callbackURL: string | undefined): void {
+function mailDeleteLink(app: App, req: MailRequest, auth: ResolvedSession, callbackURL: string | undefined): void {
   const { user } = auth;
-  mailTokenLater(app, requestId, PURPOSE, async (em) => {
+  mailTokenLater(app, req, PURPOSE, async (em) => {
     const ttlSec = app.config.user.deleteUser.tokenExpiresInSec;
     const issued = await issueToken(app, em, PURPOSE, { userId: user.id }, ttlSec);
     const link = actionLink(app, "/delete-user/callback", { token: issued.token, callbackURL });

@@ -56,13 +56,13 @@ export const userProcedures = {
 
   changeEmail: lastingAccessProcedure.input(changeEmailInput).mutation(async ({ ctx, input }) => {
     assertSafeCallback(ctx.app, input.callbackURL);
-    await requestChangeEmail(ctx.app, ctx.em, ctx.req.requestId, ctx.auth.user, input.newEmail, input.callbackURL);
+    await requestChangeEmail(ctx.app, ctx.em, ctx.req, ctx.auth.user, input.newEmail, input.callbackURL);
     return { status: true as const };
   }),
 
   deleteUser: lastingAccessProcedure.input(deleteUserInput).mutation(async ({ ctx, input }) => {
     assertSafeCallback(ctx.app, input.callbackURL);
-    const outcome = await deleteUser(ctx.app, ctx.em, ctx.req.requestId, ctx.auth, actorOf(ctx.auth, ctx.req), input);
+    const outcome = await deleteUser(ctx.app, ctx.em, ctx.req, ctx.auth, actorOf(ctx.auth, ctx.req), input);
     if (outcome === "mailed") return { success: true as const, message: "Verification email sent" as const };
     ctx.effects.sessionCookie = { clear: true };
     return DELETED;

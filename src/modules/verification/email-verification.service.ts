@@ -6,6 +6,7 @@ import { inTransaction } from "../../db/transaction.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
+import type { MailRequest } from "../../mail/mailer.ts";
 import { verificationEmail } from "../../mail/templates.ts";
 import { parseEmail } from "../email-password/email-password.rules.ts";
 import { consumeToken, issuedRecently, issueToken, mailTokenLater } from "./verification.service.ts";
@@ -41,8 +42,8 @@ async function prepareVerification(app: App, em: EntityManager, user: Recipient,
 }
 
 /** Sign-up (after its commit) and the sign-in of an unverified user. */
-export function sendVerificationLater(app: App, requestId: string | undefined, user: Recipient, callbackURL?: string): void {
-  mailTokenLater(app, requestId ?? "-", PURPOSE, (em) => prepareVerification(app, em, user, callbackURL));
+export function sendVerificationLater(app: App, req: MailRequest, user: Recipient, callbackURL?: string): void {
+  mailTokenLater(app, req, PURPOSE, (em) => prepareVerification(app, em, user, callbackURL));
 }
 
 /**
@@ -51,11 +52,11 @@ export function sendVerificationLater(app: App, requestId: string | undefined, u
  * get no mail. A signed-in caller may only ask for its own, unverified address (better-auth's
  * EMAIL_MISMATCH and EMAIL_ALREADY_VERIFIED: they tell the caller only about itself).
  */
-export function requestVerificationEmail(app: App, requestId: string, rawEmail: string, callbackURL: string | undefined, signedIn?: UserRow): void {
+export function requestVerificationEmail(app: App, req: MailRequest, rawEmail: string, callbackURL: string | undefined, signedIn?: UserRow): void {
   const email = parseEmail(rawEmail);
   if (signedIn && signedIn.email !== email) throw new AuthError("EMAIL_MISMATCH");
   if (signedIn?.emailVerified) throw new AuthError("EMAIL_ALREADY_VERIFIED");
-  mailTokenLater(app, requestId, PURPOSE, async (em) => {
+  mailTokenLater(app, req, PURPOSE, async (em) => {
     // Counted before the lookup: unknown addresses spend their budget like known ones.
     if (!(await app.addressLimiter.allow(PURPOSE, email))) return null;
     const user = await em.findOne(User, { email });

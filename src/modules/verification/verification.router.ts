@@ -13,7 +13,7 @@ export const verificationProcedures = {
   sendVerificationEmail: publicProcedure.input(schema.sendVerificationEmailInput).mutation(async ({ ctx, input }) => {
     assertSafeCallback(ctx.app, input.callbackURL);
     const auth = await ctx.getSession();
-    service.requestVerificationEmail(ctx.app, ctx.req.requestId, input.email, input.callbackURL, auth?.user);
+    service.requestVerificationEmail(ctx.app, ctx.req, input.email, input.callbackURL, auth?.user);
     return { status: true as const };
   }),
 
@@ -28,7 +28,7 @@ export const verificationProcedures = {
     let user: PublicUser | undefined;
     try {
       const purpose = await purposeOf(ctx.em, input.token, CHANGE_EMAIL_PURPOSES);
-      if (purpose === "change-email-confirmation") await confirmChangeEmail(ctx.app, ctx.em, ctx.req.requestId, input.token, input.callbackURL);
+      if (purpose === "change-email-confirmation") await confirmChangeEmail(ctx.app, ctx.em, ctx.req, input.token, input.callbackURL);
       else if (purpose === "change-email-verification") user = publicUser(await applyChangeEmail(ctx.app, ctx.em, input.token));
       else await service.verifyEmail(ctx.app, ctx.em, input.token);
     } catch (err) {

@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { Verification, type IVerification } from "../../db/entities/index.ts";
-import type { MailMessage } from "../../mail/mailer.ts";
+import type { MailDraft, MailRequest } from "../../mail/mailer.ts";
 
 /**
  * Single-use tokens mailed as links (email verification, password reset). The database keeps
@@ -124,10 +124,11 @@ export async function issuedRecently(app: App, em: EntityManager, purpose: Token
  */
 export function mailTokenLater(
   app: App,
-  requestId: string,
+  req: MailRequest,
   kind: string,
-  prepare: (em: EntityManager) => Promise<{ issued: IssuedToken; message: MailMessage } | null>,
+  prepare: (em: EntityManager) => Promise<{ issued: IssuedToken; message: MailDraft } | null>,
 ): void {
+  const requestId = req.requestId ?? "-";
   app.mailer.later(async () => {
     const em = app.orm.em.fork();
     let issuedId: string | undefined;
@@ -135,7 +136,7 @@ export function mailTokenLater(
       const prepared = await prepare(em);
       if (!prepared) return;
       issuedId = prepared.issued.id;
-      await app.mailer.send(prepared.message, { requestId });
+      await app.mailer.send(prepared.message, req);
     } catch (err) {
       app.logger.error({ requestId, err, mail: kind }, "email not sent");
       if (issuedId) {
