@@ -47,7 +47,8 @@ const escapeAttribute = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&
 
 /**
  * Scalar reads its configuration from the `#api-reference` element (a JSON data block, never run).
- * No fonts from Scalar's CDN, no telemetry: the page talks to this service only, and its CSP says so.
+ * No fonts from Scalar's CDN, no telemetry, no agent chat: the page talks to this service only, and
+ * its CSP says so (test/browser/openapi-reference.test.ts watches for a violation in Chromium).
  */
 function referencePage(app: App): { html: string; csp: string } {
   const base = app.config.basePath;
@@ -56,6 +57,8 @@ function referencePage(app: App): { html: string; csp: string } {
     withDefaultFonts: false,
     telemetry: false,
     showDeveloperTools: "never",
+    // Scalar's AI agent chat calls its registry at api.scalar.com: off, the page stays on this service.
+    agent: { disabled: true },
   };
   const html = `<!doctype html>
 <html lang="en">

@@ -24,7 +24,7 @@ export const userRecord = z.object({
   createdAt: timestamp,
   updatedAt: timestamp,
 });
-components.add(userRecord, { id: "User", description: "A user (CONTRACT.md §2); emails and usernames lower-cased" });
+components.add(userRecord, { id: "User", description: "A user; emails and usernames lower-cased" });
 
 export const sessionRecord = z.object({
   id: z.string(),

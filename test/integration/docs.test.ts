@@ -8,7 +8,9 @@ import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { staleDocs } from "../../scripts/docs.ts";
 import { configKeys } from "../../scripts/docs/config-doc.ts";
+import { resolveConfig } from "../../src/config/index.ts";
 import { ERRORS } from "../../src/errors.ts";
+import { openApiDocument } from "../../src/openapi/index.ts";
 
 const root = resolve(import.meta.dirname, "..", "..");
 const markdown = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
@@ -56,6 +58,11 @@ describe("docs", () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it("the OpenAPI document's descriptions cite nothing outside the project", () => {
+    const text = JSON.stringify(openApiDocument(resolveConfig({})));
+    expect(text).not.toMatch(/CONTRACT\.md|\.\.\/shared/);
   });
 
   it("README starts with the two set-up commands and links to docs/", () => {

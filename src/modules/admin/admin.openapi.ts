@@ -16,7 +16,7 @@ function permissionMaps(schema: JsonSchema) {
 /** OpenAPI docs of admin.router.ts (src/openapi/doc.ts): better-auth's admin plugin shapes (CONTRACT.md §6). */
 export const adminDoc = moduleDoc({
   tag: "Admin",
-  description: "Users, roles, bans, impersonation and sessions, for roles that hold the permissions (CONTRACT.md §6). Every action is audited.",
+  description: "Users, roles, bans, impersonation and sessions, for roles that hold the permissions. Every action is audited.",
   operations: {
     "admin.createUser": {
       summary: "Create a user",

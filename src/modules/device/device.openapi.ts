@@ -16,7 +16,7 @@ const decided = z.object({ success: z.literal(true) });
 /** OpenAPI docs of device.router.ts (src/openapi/doc.ts). */
 export const deviceDoc = moduleDoc({
   tag: "Device authorization",
-  description: "RFC 8628 device authorization grant, for CLIs and TVs (CONTRACT.md §7). Errors of the token endpoints in RFC 6749 §5.2's shape.",
+  description: "RFC 8628 device authorization grant, for CLIs and TVs. Errors of the token endpoints in RFC 6749 §5.2's shape.",
   operations: {
     "device.code": {
       summary: "Start a device authorization (RFC 8628 §3.1)",

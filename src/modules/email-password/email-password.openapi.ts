@@ -7,7 +7,7 @@ const signedIn = z.object({ redirect: z.boolean(), token: z.string().nullable(),
 /** OpenAPI docs of email-password.router.ts (src/openapi/doc.ts). */
 export const emailPasswordDoc = moduleDoc({
   tag: "Email and password",
-  description: "Sign-up and sign-in with an email (or a username) and a password (CONTRACT.md §4).",
+  description: "Sign-up and sign-in with an email (or a username) and a password.",
   operations: {
     "signUp.email": {
       summary: "Sign up with email and password",

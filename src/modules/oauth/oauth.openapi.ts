@@ -10,7 +10,7 @@ const PROVIDER_ACCOUNT = ["PROVIDER_NOT_FOUND", "ACCOUNT_NOT_FOUND", "FAILED_TO_
 /** OpenAPI docs of oauth.router.ts (src/openapi/doc.ts). */
 export const oauthDoc = moduleDoc({
   tag: "Social sign-in",
-  description: "OAuth 2.0 sign-in and account linking with the configured providers; PKCE S256 and a state bound to the browser (CONTRACT.md §5).",
+  description: "OAuth 2.0 sign-in and account linking with the configured providers; PKCE S256 and a state bound to the browser.",
   operations: {
     "signIn.social": {
       summary: "Start a social sign-in, or sign in with a provider's ID token",

@@ -5,7 +5,7 @@ import { statusTrue } from "../../openapi/records.ts";
 /** OpenAPI docs of password-reset.router.ts (src/openapi/doc.ts). */
 export const passwordResetDoc = moduleDoc({
   tag: "Password reset",
-  description: "Reset links by mail (CONTRACT.md §4).",
+  description: "Reset links by mail.",
   operations: {
     requestPasswordReset: {
       summary: "Mail a password reset link",

@@ -5,7 +5,7 @@ import { sessionAnswer, sessionWithToken, statusTrue } from "../../openapi/recor
 /** OpenAPI docs of session.router.ts (src/openapi/doc.ts); `ok` is under maintenance.openapi.ts. */
 export const sessionDoc = moduleDoc({
   tag: "Sessions",
-  description: "The caller's sessions: read, list, sign out, revoke (CONTRACT.md §3). A session is a cookie or `Authorization: Bearer <token>`.",
+  description: "The caller's sessions: read, list, sign out, revoke. A session is a cookie or `Authorization: Bearer <token>`.",
   operations: {
     getSession: {
       summary: "The caller's session and user",

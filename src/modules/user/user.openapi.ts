@@ -7,7 +7,7 @@ const deleted = z.object({ success: z.literal(true), message: z.literal("User de
 /** OpenAPI docs of user.router.ts (src/openapi/doc.ts). */
 export const userDoc = moduleDoc({
   tag: "Account",
-  description: "The signed-in user's own account: profile, password, email, deletion (CONTRACT.md §4, §9).",
+  description: "The signed-in user's own account: profile, password, email, deletion.",
   operations: {
     updateUser: {
       summary: "Update the caller's profile",

@@ -5,7 +5,7 @@ import { statusTrue, userRecord } from "../../openapi/records.ts";
 /** OpenAPI docs of verification.router.ts (src/openapi/doc.ts). */
 export const verificationDoc = moduleDoc({
   tag: "Email verification",
-  description: "Verification mails and their links (CONTRACT.md §4); the links of change-email too (§9).",
+  description: "Verification mails and their links; the links of change-email too.",
   operations: {
     sendVerificationEmail: {
       summary: "Send a verification mail",
