@@ -11,6 +11,7 @@ import { Account, Session, User } from "../../src/db/entities/index.ts";
 import { importBetterAuth, importedId, type ImportProgress, type ImportSummary } from "../../src/import/index.ts";
 import { openTokens } from "../../src/modules/oauth/tokens.ts";
 import { createAead, keyringFromSecrets } from "../../src/crypto/aead.ts";
+import type { MailSendInput } from "../../src/mail/types.ts";
 import { Actor } from "../compat/actor.ts";
 import { get, post } from "../harness/http.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
@@ -20,9 +21,12 @@ const OUR_SECRET = "portcullis-secret-portcullis-secret-0123";
 const pgUp = await pgAnswers();
 
 /** The config a migrated app runs with: its own secret first, better-auth's kept for signed tokens, better-auth's cookie name. */
+const mails: MailSendInput[] = [];
+
 function startTarget(): Promise<TestServer> {
   return startTestServer(
     {
+      email: { send: (mail) => void mails.push(mail) },
       secret: undefined,
       secrets: [OUR_SECRET, BETTER_AUTH_SECRET],
       cookiePrefix: "better-auth",
@@ -63,16 +67,18 @@ describe.each([
 
   it.runIf(run)("imports users, accounts, live sessions and the reset link; says what it skipped and why", () => {
     const { user, account, session, verification } = summary.tables;
-    expect(user).toMatchObject({ total: 4, imported: 4, skipped: 0, failed: 0 });
-    expect(account).toMatchObject({ total: 4, imported: 4, skipped: 0, failed: 0 });
-    expect(session).toMatchObject({ total: 6, imported: 5, skipped: 1, failed: 0, skippedReasons: { expired: 1 } });
+    expect(user).toMatchObject({ total: 5, imported: 5, skipped: 0, failed: 0 });
+    expect(user.notes).toEqual({ "two-factor on: TOTP not imported, the second step is the emailed code until the user enrolls again": 1 });
+    expect(account).toMatchObject({ total: 5, imported: 5, skipped: 0, failed: 0 });
+    expect(session).toMatchObject({ total: 7, imported: 6, skipped: 1, failed: 0, skippedReasons: { expired: 1 } });
     expect(verification).toMatchObject({ total: 2, imported: 1, skipped: 1, failed: 0 });
     expect(verification.skippedReasons).toEqual({ "OAuth sign-in in flight (expires within minutes)": 1 });
     expect(summary.dryRun).toBe(false);
     expect(summary.source.dialect).toBe(dialect === "sqlite" ? "sqlite" : "postgresql");
     // Progress: each table announced, then its pages, ending at its total.
     const users = progress.filter((p) => p.table === "user");
-    expect(users.map((p) => p.done)).toEqual([0, 2, 4]);
+    expect(users.map((p) => p.done)).toEqual([0, 2, 4, 5]);
+    expect(summary.notImported).toEqual([{ table: "twoFactor", rows: 1, reason: expect.stringMatching(/^TOTP secrets/) }]);
     expect(progress.at(-1)).toEqual({ table: "verification", done: 2, total: 2 });
   });
 
@@ -152,8 +158,22 @@ describe.each([
     await alice.client.signIn.email({ email: source.alice.email, password: source.alice.password });
     const list = await alice.client.admin.listUsers({ query: { limit: 10 } });
     expect(list.error).toBeNull();
-    expect(list.data?.users.map((u) => u.email).sort()).toEqual([source.alice.email, source.bob.email, "carol@example.com", source.dave.email]);
+    expect(list.data?.users.map((u) => u.email).sort()).toEqual([source.alice.email, source.bob.email, "carol@example.com", source.dave.email, source.erin.email]);
     expect(list.data?.users.find((u) => u.email === source.dave.email)).toMatchObject({ banned: true, banReason: "spam" });
+  });
+
+  it.runIf(run)("two-factor stays on: the password alone is not enough, the emailed code finishes the sign-in", async () => {
+    const erin = new Actor(server.url, "erin");
+    const first = await erin.client.signIn.email({ email: source.erin.email, password: source.erin.password });
+    expect(first.data).toMatchObject({ twoFactorRedirect: true, twoFactorMethods: ["otp"] });
+    expect(await erin.client.getSession().then((r) => r.data)).toBeNull();
+    expect((await erin.client.twoFactor.sendOtp()).error).toBeNull();
+    await server.portcullis.app.mailer.settle();
+    const code = mails.findLast((m) => m.to === source.erin.email && m.kind === "twoFactorOtp")?.code;
+    expect(code).toMatch(/^\d{6}$/);
+    const verified = await erin.client.twoFactor.verifyOtp({ code: code! });
+    expect(verified.error).toBeNull();
+    expect((await erin.client.getSession()).data?.user.email).toBe(source.erin.email);
   });
 
   it.runIf(run)("re-running imports nothing and brings nothing back: a revoked session and a used link stay gone", async () => {
@@ -165,12 +185,12 @@ describe.each([
       expect(again.tables[table].failed, table).toBe(0);
     }
     const gone = "imported before and removed in Portcullis since: not brought back";
-    expect(again.tables.user.skippedReasons).toEqual({ "already imported": 4 });
-    expect(again.tables.account.skippedReasons).toEqual({ "already imported": 4 });
+    expect(again.tables.user.skippedReasons).toEqual({ "already imported": 5 });
+    expect(again.tables.account.skippedReasons).toEqual({ "already imported": 5 });
     // bob's reset here revoked his sessions and used his link up: the ledger keeps them out.
-    expect(again.tables.session.skippedReasons).toEqual({ "already imported": 4, [gone]: 1, expired: 1 });
+    expect(again.tables.session.skippedReasons).toEqual({ "already imported": 5, [gone]: 1, expired: 1 });
     expect(again.tables.verification.skippedReasons).toEqual({ [gone]: 1, "OAuth sign-in in flight (expires within minutes)": 1 });
-    expect(await orm.em.fork().count(User, {})).toBe(4);
+    expect(await orm.em.fork().count(User, {})).toBe(5);
     expect(await passwordOf(orm, source.alice.id)).toBe(hashBefore);
     const reset = await post(`${server.auth}/reset-password`, { token: source.bobResetToken, newPassword: "bob-third-password" }, { headers: { origin: server.url } });
     expect(reset.status).toBe(400);
@@ -201,15 +221,15 @@ describe.each([{ source: "sqlite" as const }])("dry run ($source source)", ({ so
   it("reports what it would import and writes nothing", async () => {
     const summary = await importInto(server, source, { dryRun: true });
     expect(summary.dryRun).toBe(true);
-    expect(summary.tables.user.imported).toBe(4);
-    expect(summary.tables.session.imported).toBe(5);
+    expect(summary.tables.user.imported).toBe(5);
+    expect(summary.tables.session.imported).toBe(6);
     const em = server.portcullis.app.orm.em.fork();
     expect(await em.count(User, {})).toBe(0);
     expect(await em.count(Account, {})).toBe(0);
     expect(await em.count(Session, {})).toBe(0);
     // A real run afterwards imports everything.
     const real = await importInto(server, source);
-    expect(real.tables.user.imported).toBe(4);
+    expect(real.tables.user.imported).toBe(5);
   });
 
   it("a user whose email belongs to someone else here fails, with its rows, and says why", async () => {
@@ -218,7 +238,7 @@ describe.each([{ source: "sqlite" as const }])("dry run ($source source)", ({ so
       const taken = await post(`${other.auth}/sign-up/email`, { name: "Bob here", email: source.bob.email, password: "another-password" }, { headers: { origin: other.url } });
       expect(taken.status, taken.text).toBe(200);
       const summary = await importInto(other, source);
-      expect(summary.tables.user).toMatchObject({ imported: 3, failed: 1, failedReasons: { "email already belongs to another Portcullis user": 1 } });
+      expect(summary.tables.user).toMatchObject({ imported: 4, failed: 1, failedReasons: { "email already belongs to another Portcullis user": 1 } });
       expect(summary.tables.user.failures).toEqual([{ id: source.bob.id, reason: "email already belongs to another Portcullis user" }]);
       expect(summary.tables.account.failedReasons).toEqual({ "its user is not in Portcullis (not imported)": 1 });
       expect(summary.tables.verification.failedReasons).toEqual({ "its user is not in Portcullis (not imported)": 1 });

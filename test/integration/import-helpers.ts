@@ -31,6 +31,8 @@ export interface BetterAuthSource {
   bob: SourceUser;
   carol: { id: string; email: string; accessToken: string; refreshToken: string; sessionToken: string };
   dave: SourceUser;
+  /** Two-factor on in better-auth (a twoFactor row, not imported). */
+  erin: SourceUser;
   /** alice's sessions: the bare token (better-auth's get-session `session.token`) and the signed one (`set-auth-token`, the cookie's value). */
   aliceSession: { raw: string; signed: string };
   /** bob's password reset link token, as mailed by better-auth. */
@@ -115,9 +117,13 @@ export async function buildBetterAuthSource(dialect: "sqlite" | "postgres"): Pro
   const alice = { email: "alice@example.com", password: "alice-old-password", username: "alice_w", displayUsername: "Alice_W" };
   const bob = { email: "bob@example.com", password: "bob-old-password" };
   const dave = { email: "dave@example.com", password: "dave-old-password" };
+  const erin = { email: "erin@example.com", password: "erin-old-password" };
   const aliceId = await signUp({ name: "Alice", email: alice.email, password: alice.password, username: alice.displayUsername });
   const bobId = await signUp({ name: "Bob", email: bob.email, password: bob.password });
   const daveId = await signUp({ name: "Dave", email: dave.email, password: dave.password });
+  const erinId = await signUp({ name: "Erin", email: erin.email, password: erin.password });
+  await ctx.internalAdapter.updateUser(erinId, { twoFactorEnabled: true });
+  await ctx.adapter.create({ model: "twoFactor", data: { userId: erinId, secret: "sealed-by-better-auth", backupCodes: "sealed-by-better-auth", verified: true } });
   await ctx.internalAdapter.updateUser(aliceId, { role: "admin" });
   await ctx.internalAdapter.updateUser(daveId, { banned: true, banReason: "spam", banExpires: new Date(Date.now() + 30 * 86400_000) });
 
@@ -157,12 +163,13 @@ export async function buildBetterAuthSource(dialect: "sqlite" | "postgres"): Pro
     alice: { id: aliceId, ...alice },
     bob: { id: bobId, ...bob },
     dave: { id: daveId, ...dave },
+    erin: { id: erinId, ...erin },
     carol: { id: carolUser.id, email: "carol@example.com", ...carol, sessionToken: carolSession.token },
     aliceSession: { raw, signed },
     bobResetToken: resetToken,
-    // users: alice, bob, dave, carol; accounts: 3 credential + github; sessions: sign-up x3, alice's sign-in, carol, bob's expired;
-    // verifications: bob's reset, the OAuth state.
-    counts: { user: 4, account: 4, session: 6, verification: 2 },
+    // users: alice, bob, dave, erin, carol; accounts: 4 credential + github; sessions: sign-up x4, alice's sign-in, carol,
+    // bob's expired; verifications: bob's reset, the OAuth state.
+    counts: { user: 5, account: 5, session: 7, verification: 2 },
     drop: db.drop,
   };
 }
