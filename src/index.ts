@@ -9,6 +9,7 @@ import { migrateUp, openOrm, parseDatabaseUrl } from "./db/orm.ts";
 import { createSessionStore } from "./db/session-store/index.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { checkMailSetup } from "./mail/startup.ts";
+import { detectLegacyHashes } from "./modules/email-password/legacy-hashes.ts";
 import { SessionCache } from "./modules/session/session-cache.ts";
 import { clusterChannel, noChannel, postgresChannel } from "./modules/session/invalidation.ts";
 import { createRateLimiter } from "./modules/rate-limit/rate-limit.ts";
@@ -128,6 +129,8 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     cookieName: `${origin.startsWith("https:") ? "__Secure-" : ""}${config.cookiePrefix}.session_token`,
     origin,
   };
+  // Imported better-auth hashes present? Then failed sign-ins are timed alike (legacy-hashes.ts).
+  await detectLegacyHashes(app);
   const sweeper = createSweeper(app);
   if (options.sweep ?? true) sweeper.start();
   const handler = createRequestHandler(app);

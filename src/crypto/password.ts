@@ -66,6 +66,15 @@ export async function verifyPassword(passwordHash: string, password: string): Pr
   }
 }
 
+/** A well-formed scrypt hash no password matches (its key is not any password's): the cost of a verify, for nothing. */
+const DUMMY_SCRYPT_HASH = `${"0".repeat(32)}:${"0".repeat(128)}`;
+
+/** Burns the time of a better-auth scrypt verify (src/modules/email-password/legacy-hashes.ts). */
+export async function burnScryptVerify(password: string): Promise<false> {
+  await verifyPassword(DUMMY_SCRYPT_HASH, password);
+  return false;
+}
+
 let dummyHash: Promise<string> | undefined;
 
 /**

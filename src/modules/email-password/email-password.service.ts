@@ -12,7 +12,7 @@ import { sendsVerificationOnSignUp, sendVerificationLater } from "../verificatio
 import { checkPasswordLength, parseEmail, parseUsername } from "./email-password.rules.ts";
 import { hasSecondStep, secondStep, type SecondStep } from "../two-factor/gate.ts";
 import { newUserRow } from "../user/user.mapper.ts";
-import { upgradePasswordHash } from "./password-upgrade.ts";
+import { equalizeFailedCheck, upgradePasswordHash } from "./legacy-hashes.ts";
 
 export const CREDENTIAL_PROVIDER = "credential";
 
@@ -110,9 +110,13 @@ export async function signInWithPassword(
   const credential = await app.sessions.findCredential(field, value);
   if (!credential) {
     await verifyAgainstDummy(password);
+    await equalizeFailedCheck(app, null, password);
     throw new AuthError(failure);
   }
-  if (!(await verifyPassword(credential.passwordHash, password))) throw new AuthError(failure);
+  if (!(await verifyPassword(credential.passwordHash, password))) {
+    await equalizeFailedCheck(app, credential.passwordHash, password);
+    throw new AuthError(failure);
+  }
   // An imported better-auth (scrypt) hash becomes argon2id now that we hold the password.
   if (needsRehash(credential.passwordHash)) await upgradePasswordHash(app, credential.user.id, credential.passwordHash, password, req.requestId);
   const { user } = credential;
@@ -192,6 +196,7 @@ export async function signInUsername(app: App, em: () => EntityManager, req: Req
   const username = input.username.trim().toLowerCase();
   if (username.length === 0 || username.length > 64) {
     await verifyAgainstDummy(input.password);
+    await equalizeFailedCheck(app, null, input.password);
     throw new AuthError("INVALID_USERNAME_OR_PASSWORD");
   }
   const opts = { rememberMe: input.rememberMe, failure: "INVALID_USERNAME_OR_PASSWORD" as const, callbackURL: input.callbackURL, trustCookie: input.trustCookie ?? null };
