@@ -12,26 +12,27 @@ import { checkRateLimit, type ClientIpOf } from "./guards.ts";
  * (cached, or SQLite), and the cached answer's JSON written with one `res.end`. The same
  * function answers the tRPC procedure (src/modules/session/get-session.ts).
  */
-export function serveGetSession(app: App, req: IncomingMessage, res: ServerResponse, ipOf: ClientIpOf): Promise<void> | undefined {
-  if (app.rateLimiter.storage !== "off") return checkRateLimit(app, ipOf(req), "/get-session").then(() => answer(app, req, res));
-  return answer(app, req, res);
+export function serveGetSession(app: App, req: IncomingMessage, res: ServerResponse, ipOf: ClientIpOf, requestId: string): Promise<void> | undefined {
+  if (app.rateLimiter.storage !== "off") return checkRateLimit(app, ipOf(req), "/get-session").then(() => answer(app, req, res, requestId));
+  return answer(app, req, res, requestId);
 }
 
-function answer(app: App, req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
+function answer(app: App, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> | undefined {
   const { token, source } = readSessionToken(app, req.headers);
   const readCookie = () => (req.headers.cookie ? (parseCookies(req.headers.cookie)[app.cookieName] ?? null) : null);
   const found = answerGetSession(app, token, source, readCookie);
-  if (found instanceof Promise) return found.then((a) => write(app, res, a));
-  write(app, res, found);
+  if (found instanceof Promise) return found.then((a) => write(app, res, a, requestId));
+  write(app, res, found, requestId);
   return undefined;
 }
 
-function write(app: App, res: ServerResponse, a: GetSessionAnswer): void {
+function write(app: App, res: ServerResponse, a: GetSessionAnswer, requestId: string): void {
   const entry = a.resolved?.entry;
   const head = [
     "content-type", "application/json; charset=utf-8",
     "content-length", entry ? String(entry.bytes) : "4",
     "cache-control", "no-store",
+    "x-request-id", requestId,
   ];
   if (a.cookie) head.push("set-cookie", sessionCookieHeader(app, a.cookie));
   res.writeHead(200, head);

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { nodeHTTPRequestHandler } from "@trpc/server/adapters/node-http";
@@ -20,6 +19,10 @@ import { createConsoleHandler } from "./console.ts";
 import { createOpenApiPages } from "./openapi.ts";
 import { normalisePath } from "./paths.ts";
 import { createRouteMatcher, loginProcedures, restPathByProcedure, routes, type RouteMatch } from "./routes.ts";
+import { nextRequestId, requestIdOf } from "./request-id.ts";
+import { sendMetrics, servesMetricsOnMainPort } from "../src/metrics/http.ts";
+
+export { nextRequestId };
 
 export const TRPC_PATH = "/api/trpc";
 
@@ -34,6 +37,9 @@ function procedureAt(caller: unknown, dotted: string): Procedure {
 interface Call {
   requestId: string;
   ipOf: ClientIpOf;
+  /** For GET /metrics: the REST path of the procedure a tRPC call ran, and the error code of a failure. */
+  route?: string;
+  errorCode?: string;
 }
 
 async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: URL, match: RouteMatch, call: Call) {
@@ -57,6 +63,7 @@ async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: 
   } catch (err) {
     // CONTRACT.md §9: a browser sent back from a provider gets a page, a program keeps JSON.
     if (!route.errorPage || !prefersHtml(req.headers.accept)) throw err;
+    call.errorCode = toAuthError(err).authCode;
     return failureToErrorPage(app, res, err, call.requestId);
   }
   const headers = effectHeaders(app, ctx.effects);
@@ -93,6 +100,7 @@ function closed(res: ServerResponse): Promise<void> {
 
 /** `procedures`: the normalised path below /api/trpc (paths.ts), e.g. `signIn.email`. */
 async function trpc(app: App, req: IncomingMessage, res: ServerResponse, procedures: string, call: Call) {
+  call.route = restPathByProcedure.get(procedures);
   const refused = await readTrpcBody(req);
   let ctx: Context | undefined;
   const handled = nodeHTTPRequestHandler({
@@ -125,22 +133,12 @@ async function trpc(app: App, req: IncomingMessage, res: ServerResponse, procedu
     },
     onError: ({ error }) => {
       const auth = toAuthError(error);
+      call.errorCode = auth.authCode;
       if (auth.authCode === "INTERNAL_SERVER_ERROR") app.logger.error({ requestId: call.requestId, err: error.cause ?? error }, "unexpected failure");
     },
   });
   await Promise.race([handled, closed(res)]);
   if (!res.writableEnded) throw new RequestAborted("the client closed the connection before the answer");
-}
-
-/**
- * Request ids: UUID-shaped, a random per-process prefix and a counter (unique across
- * processes, and no random bytes drawn per request).
- */
-const REQUEST_ID_PREFIX = randomUUID().slice(0, 24);
-let requestSeq = 0;
-export function nextRequestId(): string {
-  requestSeq = (requestSeq + 1) % 0x1000000000000;
-  return REQUEST_ID_PREFIX + requestSeq.toString(16).padStart(12, "0");
 }
 
 /** The node:http handler: /api/trpc → tRPC adapter, {basePath} → the REST bridge. */
@@ -154,12 +152,22 @@ export function createRequestHandler(app: App) {
   const cors = createCors(app, TRPC_PATH); // trustedOrigins (rest-bridge/cors.ts)
   const openApi = createOpenApiPages(app, ipOf); // {base}/openapi.json and {base}/reference (rest-bridge/openapi.ts)
 
+  const metrics = app.metrics;
+  /** The hot path's own stats object: counting a get-session is a few integer adds, no lookup. */
+  const getSessionStats = metrics?.route("/get-session");
+
   /** Route pattern only: paths and queries may carry tokens. Nothing is built when the level is off. */
   function logRequest(req: IncomingMessage, res: ServerResponse, requestId: string, label: string, started: number, aborted: boolean) {
     if (!app.logger.isLevelEnabled("info")) return;
     // A client that left gets nginx's 499 "client closed request": its own doing, never a 5xx of ours.
     const status = aborted ? 499 : res.statusCode;
     app.logger.info({ requestId, method: req.method, route: label, status, durationMs: Math.round(performance.now() - started), ...(aborted ? { aborted } : {}) }, "request");
+  }
+
+  /** The get-session fast path's end: counted (when metrics are on) and logged. */
+  function gotSession(req: IncomingMessage, res: ServerResponse, requestId: string, started: number, aborted: boolean) {
+    getSessionStats?.observe(aborted ? 499 : res.statusCode, performance.now() - started);
+    logRequest(req, res, requestId, "/get-session", started, aborted);
   }
 
   /** Answers a failure; true when the client had left (logged as 499). */
@@ -170,38 +178,35 @@ export function createRequestHandler(app: App) {
     }
     const auth = toAuthError(err);
     if (auth.authCode === "INTERNAL_SERVER_ERROR") app.logger.error({ requestId, err: auth.cause }, "unexpected failure");
-    if (!res.headersSent) sendError(res, auth, requestId);
-    else res.destroy();
+    if (!res.headersSent) {
+      res.setHeader("x-request-id", requestId);
+      sendError(res, auth, requestId);
+    } else res.destroy();
     return false;
   }
 
   /** The hot path (get-session.ts): the exact target only; any other spelling takes the general route. */
-  function getSession(req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
+  function getSession(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> | undefined {
     const started = performance.now();
-    const label = "/get-session";
     try {
-      const pending = serveGetSession(app, req, res, ipOf);
+      const pending = serveGetSession(app, req, res, ipOf, requestId);
       if (!pending) {
-        logRequest(req, res, nextRequestId(), label, started, false);
+        gotSession(req, res, requestId, started, false);
         return undefined;
       }
       return pending.then(
-        () => logRequest(req, res, nextRequestId(), label, started, false),
-        (err: unknown) => {
-          const requestId = nextRequestId();
-          logRequest(req, res, requestId, label, started, fail(res, err, requestId));
-        },
+        () => gotSession(req, res, requestId, started, false),
+        (err: unknown) => gotSession(req, res, requestId, started, fail(res, err, requestId)),
       );
     } catch (err) {
-      const requestId = nextRequestId();
-      logRequest(req, res, requestId, label, started, fail(res, err, requestId));
+      gotSession(req, res, requestId, started, fail(res, err, requestId));
       return undefined;
     }
   }
 
-  async function general(req: IncomingMessage, res: ServerResponse) {
+  async function general(req: IncomingMessage, res: ServerResponse, requestId: string) {
     const started = performance.now();
-    const requestId = nextRequestId();
+    res.setHeader("x-request-id", requestId);
     const call: Call = { requestId, ipOf };
     let label = "unmatched";
     let aborted = false;
@@ -224,25 +229,38 @@ export function createRequestHandler(app: App) {
       } else if (openApi.serves(path)) {
         label = path.slice(base.length);
         await openApi.serve(req, res, path);
+      } else if (metrics && servesMetricsOnMainPort(app, path, req.method)) {
+        label = "metrics"; // src/metrics (off unless metrics.enabled; metrics.port moves it off this port)
+        await sendMetrics(app, metrics, req, res);
       } else {
-        const match = path.startsWith(`${base}/`) ? matchRoute(req.method ?? "GET", path.slice(base.length)) : null;
+        const rel = path.startsWith(`${base}/`) ? path.slice(base.length) : null;
+        // HEAD on the health routes (probes); every other route keeps its one method.
+        const method = req.method === "HEAD" && (rel === "/ok" || rel === "/ready") ? "GET" : (req.method ?? "GET");
+        const match = rel === null ? null : matchRoute(method, rel);
         if (!match) throw new AuthError("NOT_FOUND");
         label = match.route.path;
         await bridge(app, req, res, url, match, call);
       }
     } catch (err) {
       aborted = fail(res, err, requestId);
+      call.errorCode ??= err instanceof RequestAborted ? undefined : toAuthError(err).authCode;
     } finally {
+      metrics?.request(label, aborted ? 499 : res.statusCode, performance.now() - started, call);
       logRequest(req, res, requestId, label, started, aborted);
     }
   }
 
   return function handle(req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
+    // The caller's X-Request-Id when sane, else ours (request-id.ts); every answer carries it back.
+    const requestId = requestIdOf(req.headers["x-request-id"]);
     // Only requests with an Origin (browsers' cross-origin ones) pay for CORS; a preflight ends here.
     const origin = req.headers.origin;
-    if (origin !== undefined && cors(req, res, origin)) return undefined;
-    if (req.url === getSessionTarget && req.method === "GET") return getSession(req, res);
-    return general(req, res);
+    if (origin !== undefined) {
+      res.setHeader("x-request-id", requestId);
+      if (cors(req, res, origin)) return undefined;
+    }
+    if (req.url === getSessionTarget && req.method === "GET") return getSession(req, res, requestId);
+    return general(req, res, requestId);
   };
 }
 
@@ -271,12 +289,13 @@ function answerClientError(app: App, err: Error & { code?: string }, socket: Dup
   }
   const error = new AuthError(mapped ?? "BAD_REQUEST");
   const body = JSON.stringify(errorBody(error));
-  app.logger.info({ route: "(refused by node:http)", status: error.status, reason: code }, "request");
+  const requestId = nextRequestId(); // no request was parsed: none of the caller's to take
+  app.logger.info({ requestId, route: "(refused by node:http)", status: error.status, reason: code }, "request");
   socket.end(
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n` +
       "content-type: application/json; charset=utf-8\r\n" +
       `content-length: ${Buffer.byteLength(body)}\r\n` +
-      "cache-control: no-store\r\nconnection: close\r\n\r\n" +
+      `cache-control: no-store\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n` +
       body,
     () => socket.destroy(),
   );

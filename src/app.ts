@@ -7,6 +7,7 @@ import type { SessionCache } from "./modules/session/session-cache.ts";
 import type { InvalidationChannel } from "./modules/session/invalidation.ts";
 import type { RateLimiter } from "./modules/rate-limit/rate-limit.ts";
 import type { AddressLimiter } from "./modules/rate-limit/address-limit.ts";
+import type { Metrics } from "./metrics/counters.ts";
 
 /** Everything one Portcullis instance owns; built by createPortcullis, no module singletons. */
 export interface App {
@@ -31,4 +32,6 @@ export interface App {
   cookieName: string;
   /** The service's own origin, for CSRF and callback URL checks. */
   origin: string;
+  /** Plain counters behind GET /metrics; undefined unless `metrics.enabled` (src/metrics). */
+  metrics?: Metrics;
 }

@@ -15,6 +15,9 @@ import { clusterChannel, noChannel, postgresChannel } from "./modules/session/in
 import { createRateLimiter } from "./modules/rate-limit/rate-limit.ts";
 import { createAddressLimiter } from "./modules/rate-limit/address-limit.ts";
 import { createSweeper, type Sweeper } from "./modules/maintenance/sweeper.ts";
+import { Metrics } from "./metrics/counters.ts";
+import { startMetricsListener, type MetricsListener } from "./metrics/http.ts";
+import { countingMailer } from "./metrics/mailer.ts";
 import { appRouter, type AppRouter } from "./trpc/app-router.ts";
 import { createContext, type ContextInput } from "./trpc/context.ts";
 import { createCallerFactory } from "./trpc/init.ts";
@@ -107,6 +110,8 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
   const keys = secretsOf(configured);
   const sessionCache = new SessionCache(config.session.cacheTtlMs, config.session.cacheMaxEntries);
   const clustered = options.clusterWorker ?? false;
+  const metrics = config.metrics.enabled ? new Metrics() : undefined;
+  const mailer = createMailer(config, logger);
   const invalidation = !sessionCache.enabled
     ? noChannel
     : target.dialect === "postgresql"
@@ -123,11 +128,12 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     invalidation,
     rateLimiter: createRateLimiter(config.rateLimit, { target, logger, clustered }),
     addressLimiter: createAddressLimiter(config.rateLimit, { target, logger, clustered, secret: keys.secret }),
-    mailer: createMailer(config, logger),
+    mailer: metrics ? countingMailer(mailer, metrics) : mailer,
     logger,
     clock: config.clock,
     cookieName: `${origin.startsWith("https:") ? "__Secure-" : ""}${config.cookiePrefix}.session_token`,
     origin,
+    ...(metrics ? { metrics } : {}),
   };
   // Imported better-auth hashes present? Then failed sign-ins are timed alike (legacy-hashes.ts).
   await detectLegacyHashes(app);
@@ -135,6 +141,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
   if (options.sweep ?? true) sweeper.start();
   const handler = createRequestHandler(app);
   let server: ReturnType<typeof createHttpServer> | undefined;
+  let metricsListener: MetricsListener | undefined;
 
   return {
     app,
@@ -148,11 +155,17 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
         server!.once("error", reject);
         server!.listen(port, host, () => resolve());
       });
+      // metrics.port: the metrics on a listener of their own (src/metrics/http.ts).
+      if (metrics && config.metrics.port !== undefined) {
+        metricsListener = await startMetricsListener(app, metrics, config.metrics.port);
+        logger.info({ url: metricsListener.url }, "metrics listening");
+      }
       const addr = server.address() as AddressInfo;
       return `http://${addr.address.includes(":") ? `[${addr.address}]` : addr.address}:${addr.port}`;
     },
     async close() {
       await sweeper.stop();
+      await metricsListener?.close();
       if (server) {
         const s = server;
         await drain(s);

@@ -47,8 +47,13 @@ async function listenOr<T>(config: ResolvedConfig, sources: ConfigSources, liste
   try {
     return await listen();
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
+    const e = err as NodeJS.ErrnoException & { port?: number };
     if (e.syscall === "listen" || e.syscall === "getaddrinfo" || e.code === "EADDRINUSE") {
+      // The metrics listener (metrics.port) fails the same way: name the key that set the port.
+      const { port: metricsPort, host: metricsHost } = config.metrics;
+      if (metricsPort !== undefined && metricsPort !== config.port && e.port === metricsPort) {
+        throw new StartupError([describeListenError(e, metricsHost ?? config.host, metricsPort, sources, "metrics.port")]);
+      }
       throw new StartupError([describeListenError(e, config.host, config.port, sources)]);
     }
     throw err;

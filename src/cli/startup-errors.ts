@@ -97,15 +97,16 @@ export function describeDatabaseError(err: DatabaseUnavailableError, sources: Co
   return `${PREFIX} database ${shown} (${from}): ${problem}. Fix: ${fix}.`;
 }
 
-/** A failed server.listen(): the port (or host) is the problem, named where it was set. */
-export function describeListenError(err: NodeJS.ErrnoException & { address?: string; port?: number }, host: string, port: number, sources: ConfigSources): string {
+/** A failed server.listen(): the port (or host) is the problem, named where it was set (`port`, or `metrics.port` for the metrics listener). */
+export function describeListenError(err: NodeJS.ErrnoException, host: string, port: number, sources: ConfigSources, key = "port"): string {
   const at = `${host.includes(":") ? `[${host}]` : host}:${port}`;
-  const portFrom = originOf("port", sources);
+  const portFrom = originOf(key, sources);
+  const setPort = whereToSet(key, sources);
   switch (err.code) {
     case "EADDRINUSE":
-      return `${PREFIX} cannot listen on ${at} (port ${portFrom}): another process already uses this port. Fix: stop that process, or ${whereToSet("port", sources)} a free port.`;
+      return `${PREFIX} cannot listen on ${at} (${key} ${portFrom}): another process already uses this port. Fix: stop that process, or ${setPort} a free port.`;
     case "EACCES":
-      return `${PREFIX} cannot listen on ${at} (port ${portFrom}): ports below 1024 need privileges. Fix: ${whereToSet("port", sources)} 1024 or above (a reverse proxy can serve 443).`;
+      return `${PREFIX} cannot listen on ${at} (${key} ${portFrom}): ports below 1024 need privileges. Fix: ${setPort} 1024 or above (a reverse proxy can serve 443).`;
     case "EADDRNOTAVAIL":
     case "ENOTFOUND":
     case "EAI_AGAIN":

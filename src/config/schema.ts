@@ -311,6 +311,20 @@ export const configSchema = z
       ])
       .default(false),
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    /** Prometheus metrics (src/metrics): requests by route and status, latencies, sign-in outcomes, rate-limit refusals, session cache, mail, database pools. */
+    metrics: z
+      .object({
+        /** Serve GET {path}; off: nothing is counted beyond a few integers and prom-client is never loaded. */
+        enabled: z.boolean().default(false),
+        /** Where the metrics answer (outside basePath). */
+        path: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, "must be a path starting with /").default("/metrics"),
+        /** A port of their own (recommended: keeps them off the public port); unset serves them on the service's port. */
+        port: z.number().int().min(0).max(65535).optional(),
+        /** Address of that listener; default the service's `host`. */
+        host: z.string().min(1).optional(),
+      })
+      .strict()
+      .prefault({}),
     clock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === "function", "must have now()").default(systemClock),
   })
   .strict();

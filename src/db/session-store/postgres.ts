@@ -34,6 +34,7 @@ export function createPostgresSessionStore(url: string, logger?: Logger): Sessio
   const bool = (v: unknown) => v === true;
 
   return {
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async findByTokenHash(tokenHash: string): Promise<SessionWithUser | null> {
       const res = await pool.query({ name: "portcullis_session_lookup", text: lookupText, values: [tokenHash] });
       const row = res.rows[0] as Record<string, unknown> | undefined;

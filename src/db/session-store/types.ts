@@ -65,6 +65,8 @@ export type SignInInsert = "inserted" | "banned" | "gone";
 
 export interface SessionStore {
   findByTokenHash(tokenHash: string): MaybePromise<SessionWithUser | null>;
+  /** The store's own connection pool, when it has one (PostgreSQL): for GET /metrics. */
+  poolStats?(): { total: number; idle: number; waiting: number };
   /** Password sign-in lookup: the user and its credential account's hash, one prepared query. */
   findCredential(field: "email" | "username", value: string): Promise<Credential | null>;
   /** Sliding expiry; best effort (a busy database skips it, the next request retries). */

@@ -34,6 +34,9 @@ export class SessionCache {
   private suspended = false;
   /** Set by the invalidation channel: tells other instances what this one evicted. */
   publish: ((msg: Invalidation) => void) | null = null;
+  /** Lookups answered here / not (GET /metrics reads them; two integer increments per check). */
+  hits = 0;
+  misses = 0;
 
   constructor(
     readonly ttlMs: number,
@@ -67,11 +70,16 @@ export class SessionCache {
 
   get(digest: string, nowMs: number): SessionEntry | undefined {
     const entry = this.byDigest.get(digest);
-    if (!entry) return undefined;
-    if (nowMs - entry.cachedAtMs >= this.ttlMs || nowMs < entry.cachedAtMs) {
-      this.dropDigest(digest);
+    if (!entry) {
+      this.misses++;
       return undefined;
     }
+    if (nowMs - entry.cachedAtMs >= this.ttlMs || nowMs < entry.cachedAtMs) {
+      this.dropDigest(digest);
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     // Most recently used last: Map keeps insertion order, so the first key is the LRU one.
     this.byDigest.delete(digest);
     this.byDigest.set(digest, entry);
