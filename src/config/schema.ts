@@ -107,7 +107,7 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
-    /** Outgoing mail. Without `smtpUrl` (or SMTP_URL) each message's link is written to the log instead. */
+    /** Outgoing mail (docs/email.md): the `send` hook, else SMTP, else the log (outside production, or with `logLinks`). */
     email: z
       .object({
         smtpUrl: z
