@@ -49,8 +49,11 @@ export const configSchema = z
   .object({
     /** Public origin of the service; links and the CSRF check use it. */
     publicUrl: httpUrl.default("http://127.0.0.1:3000"),
+    /** Address `serve` listens on (`0.0.0.0` for every interface). */
     host: z.string().min(1).default("127.0.0.1"),
+    /** Port `serve` listens on (0: any free port). Without `publicUrl`, the public URL follows it. */
     port: z.number().int().min(0).max(65535).default(3000),
+    /** Prefix of the REST bridge (better-auth's `basePath`); tRPC stays at `/api/trpc`. */
     basePath: z
       .string()
       .regex(/^\/[A-Za-z0-9/_-]*[A-Za-z0-9_-]$/, "must start with / and not end with /")
@@ -63,7 +66,7 @@ export const configSchema = z
     /** Service secret (32+ chars); keys for encryption at rest derive from it. Shorthand for `secrets: [secret]`. */
     secret: z.string().min(32, "must be at least 32 characters").optional(),
     /**
-     * Secrets newest first (rotation, README): the first seals and signs, every one still opens
+     * Secrets newest first (rotation: docs/configuration.md): the first seals and signs, every one still opens
      * and verifies. Set `secret` or `secrets`, not both.
      */
     secrets: z
@@ -72,12 +75,17 @@ export const configSchema = z
       .max(16)
       .refine((list) => new Set(list).size === list.length, "lists a secret twice")
       .optional(),
+    /** Other origins (browser apps) allowed past the CSRF origin check, as callback URLs, and answered with CORS headers. */
     trustedOrigins: z.array(urlString).default([]),
+    /** Cookie names are `<prefix>.session_token` and so on (`__Secure-` prepended on https). */
     cookiePrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/).default("portcullis"),
     session: z
       .object({
+        /** Session lifetime, slid forward as the session is used. */
         expiresInSec: z.number().int().positive().default(7 * 24 * 3600),
+        /** A session is slid forward at most once per this many seconds (a write on a check). */
         updateAgeSec: z.number().int().nonnegative().default(24 * 3600),
+        /** Lifetime of a `rememberMe: false` session (a browser-session cookie). */
         shortExpiresInSec: z.number().int().positive().default(24 * 3600),
         /**
          * In-process session cache TTL (0 turns the cache off). Every revoke, ban, sign-out,
@@ -98,9 +106,13 @@ export const configSchema = z
       .prefault({}),
     emailAndPassword: z
       .object({
+        /** POST /sign-up/email; off: 403 EMAIL_PASSWORD_SIGN_UP_DISABLED. */
         enableSignup: z.boolean().default(true),
+        /** Refuse password sign-in (403 EMAIL_NOT_VERIFIED) until the email is verified; sign-up then mails a link. */
         requireEmailVerification: z.boolean().default(false),
+        /** Shortest password accepted (400 PASSWORD_TOO_SHORT). */
         passwordMinLength: z.number().int().min(1).max(128).default(8),
+        /** Longest password accepted (400 PASSWORD_TOO_LONG). */
         passwordMaxLength: z.number().int().min(8).max(1024).default(128),
         /** Lifetime of a password reset link. */
         resetPasswordTokenExpiresInSec: z.number().int().positive().default(3600),
@@ -110,10 +122,12 @@ export const configSchema = z
     /** Outgoing mail (docs/email.md): the `send` hook, else SMTP, else the log (outside production, or with `logLinks`). */
     email: z
       .object({
+        /** `smtp://user:pass@host:587` or `smtps://...`; without it (and without a send hook) mails go to the log. */
         smtpUrl: z
           .string()
           .refine((v) => /^smtps?:\/\//.test(v) && URL.canParse(v), "must be smtp://... or smtps://...")
           .optional(),
+        /** The `From` of every mail. */
         from: z.string().min(1).default("Portcullis <no-reply@localhost>"),
         /**
          * `async ({ kind, to, subject, text, html, url, code, locale }) => {}`: delivers every mail
@@ -158,9 +172,13 @@ export const configSchema = z
       .prefault({}),
     rateLimit: z
       .object({
+        /** Per-IP rate limits on every route (`false` in tests and benches only). */
         enabled: z.boolean().default(true),
+        /** Default window, in seconds, of a path without a rule. */
         window: z.number().int().positive().default(10),
+        /** Requests per window per IP of a path without a rule. */
         max: z.number().int().positive().default(100),
+        /** Per-path rules, e.g. `{ "/sign-in/*": { window: 10, max: 3 } }` (`false` turns one off); merged over the built-in ones for sign-in, sign-up, reset and verification mails. */
         rules: z.record(z.string().startsWith("/"), rateLimitRule).default({}),
         /**
          * `memory`: counts per process. `database`: the `rate_limits` table, shared by every
@@ -214,8 +232,11 @@ export const configSchema = z
     passkey: z
       .object({
         enabled: z.boolean().default(true),
+        /** WebAuthn relying-party id; default: the host of `publicUrl`. */
         rpID: z.string().min(1).max(253).optional(),
+        /** Name the authenticator shows. */
         rpName: z.string().min(1).max(128).default("Portcullis"),
+        /** Origins a passkey ceremony may come from; default: the origin of `publicUrl`. */
         origins: z.array(httpUrl).min(1).optional(),
       })
       .strict()
@@ -223,7 +244,9 @@ export const configSchema = z
     /** Device authorization grant (RFC 8628). */
     deviceAuthorization: z
       .object({
+        /** Lifetime of a device code and its user code. */
         expiresInSec: z.number().int().positive().max(24 * 3600).default(1800),
+        /** Polling interval the device is told (faster polling: slow_down). */
         intervalSec: z.number().int().positive().max(300).default(5),
         /** Where users enter the code; default `{publicUrl}/device`. */
         verificationUri: urlString.optional(),
@@ -247,6 +270,7 @@ export const configSchema = z
         adminRoles: z.array(z.string().min(1)).min(1).default(["admin"]),
         /** These users hold every permission of the admin roles, whatever their `role` column says. */
         adminUserIds: z.array(z.string().min(1)).default([]),
+        /** Lifetime, in seconds, of an impersonation session. */
         impersonationSessionDuration: z.number().int().positive().max(7 * 24 * 3600).default(3600),
         /** The message of 403 BANNED_USER. */
         bannedUserMessage: z.string().min(1).max(1000).default("You have been banned from this application"),
@@ -278,7 +302,7 @@ export const configSchema = z
         /**
          * Accept an OAuth callback without the state cookie of the browser that started the flow
          * (native apps that start in one context and finish in the system browser). Off: turning
-         * it on reopens login and linking CSRF with a leaked callback URL (README, OAuth).
+         * it on reopens login and linking CSRF with a leaked callback URL (docs/providers.md).
          */
         skipStateCookieCheck: z.boolean().default(false),
       })
@@ -310,6 +334,7 @@ export const configSchema = z
         z.array(z.string().min(1)).min(1).refine(compilesAsProxyList, "must be IP addresses or CIDR ranges (e.g. 10.0.0.0/8)"),
       ])
       .default(false),
+    /** pino level of the JSON logs (`silent` in tests). */
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** Prometheus metrics (src/metrics): requests by route and status, latencies, sign-in outcomes, rate-limit refusals, session cache, mail, database pools. */
     metrics: z
@@ -325,6 +350,7 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    /** Time source (`{ now(): Date }`), for tests that move time. */
     clock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === "function", "must have now()").default(systemClock),
   })
   .strict();
