@@ -1,15 +1,9 @@
 import { z } from "zod";
 import { moduleDoc, requireFields } from "../../openapi/doc.ts";
+import { DECISION_ERRORS } from "./device.router.ts";
 
-/** The RFC 6749 §5.2 names approve and deny answer with (device.router.ts DECISION_ERRORS). */
-const decisionErrors = {
-  UNAUTHORIZED: "unauthorized",
-  INVALID_USER_CODE: "invalid_request",
-  EXPIRED_USER_CODE: "expired_token",
-  DEVICE_CODE_ALREADY_PROCESSED: "invalid_request",
-  DEVICE_CODE_NOT_CLAIMED: "invalid_request",
-  DEVICE_CODE_CLAIMED_BY_ANOTHER_USER: "access_denied",
-} as const;
+/** approve and deny answer in RFC 6749 §5.2's names (device.router.ts); only approve checks the approver's ban. */
+const { BANNED_USER: _banned, ...denyErrors } = DECISION_ERRORS;
 
 const decided = z.object({ success: z.literal(true) });
 
@@ -59,13 +53,13 @@ export const deviceDoc = moduleDoc({
       summary: "Approve a claimed device code",
       access: "own-session",
       output: decided,
-      oauthErrors: { ...decisionErrors, BANNED_USER: "access_denied" },
+      oauthErrors: DECISION_ERRORS,
     },
     "device.deny": {
       summary: "Deny a claimed device code",
       access: "session",
       output: decided,
-      oauthErrors: decisionErrors,
+      oauthErrors: denyErrors,
     },
   },
 });

@@ -19,7 +19,7 @@ const NO_CACHE = { pragma: "no-cache" };
  * Left as they are: VALIDATION_ERROR (better-auth's own validation answers that shape too) and
  * IMPERSONATION_NOT_ALLOWED (CONTRACT.md §6 names it for device approval).
  */
-const DECISION_ERRORS: Partial<Record<ErrorCode, string>> = {
+export const DECISION_ERRORS: Readonly<Partial<Record<ErrorCode, string>>> = {
   UNAUTHORIZED: "unauthorized",
   INVALID_USER_CODE: "invalid_request",
   EXPIRED_USER_CODE: "expired_token",
