@@ -11,7 +11,7 @@ import { StartupError } from "./startup-errors.ts";
  * its own file and is imported when it runs.
  */
 
-const COMMANDS = ["serve", "migrate", "create-admin"];
+const COMMANDS = ["serve", "migrate", "create-admin", "openapi", "import better-auth"];
 
 const CONFIG_HELP = "config module whose default export is the config (or PORTCULLIS_CONFIG)";
 
@@ -122,6 +122,33 @@ export function buildProgram(run: CliRun, env: NodeJS.ProcessEnv): Command {
     .action(async (opts: { email: string; name?: string; password?: string; config?: string }) => {
       const { createAdminCommand } = await import("./create-admin.ts");
       await createAdminCommand(opts, withConfig(opts.config));
+    });
+
+  program
+    .command("openapi")
+    .description("print the OpenAPI 3.1 document of the REST API (as served at {basePath}/openapi.json)")
+    .option("-c, --config <file>", CONFIG_HELP)
+    .addHelpText("after", "\nExample: portcullis openapi > openapi.json")
+    .action(async (opts: { config?: string }) => {
+      const { printOpenApi } = await import("./openapi.ts");
+      await printOpenApi(withConfig(opts.config));
+    });
+
+  const importer = program.command("import").description("import users from another auth system (import better-auth)");
+  importer.hook("preSubcommand", (_parent, sub) => {
+    current = `import ${sub.name()}`;
+  });
+  importer
+    .command("better-auth")
+    .description("copy a better-auth 1.x database (users, accounts, sessions, reset links) into the configured one; re-runs skip what is there")
+    .requiredOption("--from <url>", "the better-auth database: sqlite:<file> or postgres://... (only read)")
+    .option("--dry-run", "do everything in one transaction and roll it back: the summary says what a real run would do")
+    .option("--batch-size <n>", "rows per read and per transaction (default 500)")
+    .option("-c, --config <file>", CONFIG_HELP)
+    .addHelpText("after", ENV_HELP)
+    .action(async (opts: { from: string; dryRun?: boolean; batchSize?: string; config?: string }) => {
+      const { importCommand } = await import("./import.ts");
+      await importCommand(opts, withConfig(opts.config));
     });
 
   return program;

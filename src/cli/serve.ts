@@ -1,38 +1,21 @@
 import { spawn } from "node:child_process";
 import cluster from "node:cluster";
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
 import type { MikroORM } from "@mikro-orm/core";
 import { pino, type Logger } from "pino";
 import { parseWorkers, runPrimary, workerIndex } from "../cluster.ts";
 import { configuredSecrets, resolveConfig, type PortcullisConfig, type ResolvedConfig } from "../config/index.ts";
 import { hasPendingMigrations, migrateUp, openOrm, parseDatabaseUrl } from "../db/orm.ts";
 import { createPortcullis, type Portcullis } from "../index.ts";
+import { withDevSecret } from "./dev-secret.ts";
 import { loadConfig } from "./load-config.ts";
 import type { ConfigSources } from "./sources.ts";
 import { whereToSet } from "./sources.ts";
 import { describeListenError, StartupError } from "./startup-errors.ts";
 import { startStartupResponder } from "./startup-responder.ts";
 
-/**
- * Development convenience (never in production): a secret generated once and kept in
- * ./data/secret, so sessions and encrypted tokens survive restarts.
- */
-function devSecret(): string {
-  const file = resolve("data", "secret");
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  const secret = randomBytes(32).toString("base64url");
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  return secret;
-}
-
 /** The config as `serve` runs it: validated whole, with a secret (a development one outside production). */
 async function serveConfig(sources: ConfigSources): Promise<{ input: PortcullisConfig; config: ResolvedConfig }> {
-  const input = await loadConfig(sources);
-  const production = sources.env.NODE_ENV === "production";
-  if (!input.secret && !input.secrets && !production) input.secret = devSecret();
+  const input = withDevSecret(await loadConfig(sources), sources.env);
   const config = resolveConfig(input);
   if (configuredSecrets(config).length === 0) {
     throw new StartupError([
