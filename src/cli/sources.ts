@@ -59,11 +59,11 @@ export function describeVar(name: string, env: NodeJS.ProcessEnv): string {
   return `${name}=${JSON.stringify(shown.length > 200 ? `${shown.slice(0, 200)}...` : shown)}`;
 }
 
-/** "from PORT=\"abc\"", "in /srv/portcullis.config.mjs", or "default" when neither set it. */
+/** "from PORT=\"abc\"", "in /srv/portcullis.config.mjs", or "the default" when neither set it. */
 export function originOf(key: string, sources: ConfigSources): string {
   const name = envVarOf(key, sources);
   if (name) return `from ${describeVar(name, sources.env)}`;
-  return sources.file ? `in ${sources.file}` : "default";
+  return sources.file ? `in ${sources.file}` : "the default";
 }
 
 /** "set PORT to" / "set port in /srv/portcullis.config.mjs to" / "set port in a config file (--config) to". */

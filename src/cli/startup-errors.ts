@@ -104,13 +104,13 @@ export function describeListenError(err: NodeJS.ErrnoException, host: string, po
   const setPort = whereToSet(key, sources);
   switch (err.code) {
     case "EADDRINUSE":
-      return `${PREFIX} cannot listen on ${at} (${key} ${portFrom}): another process already uses this port. Fix: stop that process, or ${setPort} a free port.`;
+      return `${PREFIX} cannot listen on ${at} (${key}, ${portFrom}): another process already uses this port. Fix: stop that process, or ${setPort} a free port.`;
     case "EACCES":
-      return `${PREFIX} cannot listen on ${at} (${key} ${portFrom}): ports below 1024 need privileges. Fix: ${setPort} 1024 or above (a reverse proxy can serve 443).`;
+      return `${PREFIX} cannot listen on ${at} (${key}, ${portFrom}): ports below 1024 need privileges. Fix: ${setPort} 1024 or above (a reverse proxy can serve 443).`;
     case "EADDRNOTAVAIL":
     case "ENOTFOUND":
     case "EAI_AGAIN":
-      return `${PREFIX} cannot listen on ${at} (host ${originOf("host", sources)}): ${host} is not an address of this machine. Fix: ${whereToSet("host", sources)} ${VALID.host}.`;
+      return `${PREFIX} cannot listen on ${at} (host, ${originOf("host", sources)}): ${host} is not an address of this machine. Fix: ${whereToSet("host", sources)} ${VALID.host}.`;
     default:
       return `${PREFIX} cannot listen on ${at}: ${oneLine(err.message)}.`;
   }

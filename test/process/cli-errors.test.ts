@@ -181,7 +181,7 @@ describe("database and port errors", { timeout: 120_000 }, () => {
       const db = await freshDatabase();
       const env = { DATABASE_URL: db.url, AUTH_SECRET: CLI_SECRET, PORT: String(port) };
       const fresh = await failsWith(runCli(["serve"], env));
-      expect(fresh).toEqual([expect.stringMatching(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port} \\(port from PORT="${port}"\\): another process already uses this port\\. Fix: .*set PORT to a free port`))]);
+      expect(fresh).toEqual([expect.stringMatching(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port} \\(port, from PORT="${port}"\\): another process already uses this port\\. Fix: .*set PORT to a free port`))]);
       expect(await finish(runCli(["migrate"], env))).toEqual({ code: 0, signal: null });
       expect(await failsWith(runCli(["serve"], env))).toEqual(fresh);
     } finally {
