@@ -44,13 +44,18 @@ interface Activation {
   stack: string;
 }
 
-/** What the probe recorded (its "loaded" line first), and how much of it has been attributed to a step. */
+/** What the probe recorded in the serving process (its "loaded" line first), and how much of it has been attributed to a step. */
 let seen = 1;
 const activations: { step: string; activation: Activation }[] = [];
 
+/**
+ * The serving process's lines only: `serve` passes its node flags (the probe's `--import` too) to
+ * the `migrate` process it runs first, whose MikroORM migrator may use AsyncLocalStorage freely.
+ */
 function probeLines(): Activation[] {
   if (!existsSync(probeFile)) return [];
-  return readFileSync(probeFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Activation);
+  const lines = readFileSync(probeFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Activation);
+  return lines.filter((l) => l.pid === server.child.pid);
 }
 
 /** Runs one flow, then attributes whatever the probe recorded meanwhile to it. */
