@@ -38,6 +38,8 @@ export interface ServerProcess {
   /** Resolves with the exit code (or the signal's name) once the process has ended. */
   exited: Promise<number | string>;
   kill(signal: NodeJS.Signals): void;
+  /** SIGTERM, then waits for the exit (15 s at most; killAll() ends what is left). */
+  stop(): Promise<void>;
 }
 
 const running = new Set<ChildProcess>();
@@ -88,7 +90,11 @@ export async function startServerProcess(opts: {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url, auth: `${url}/api/auth`, child, output: () => out, exited, kill: (signal) => void child.kill(signal) };
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+  };
+  return { url, auth: `${url}/api/auth`, child, output: () => out, exited, kill: (signal) => void child.kill(signal), stop };
 }
 
 export interface JsonReply {

@@ -41,8 +41,7 @@ describe.runIf(testDialect === "postgres")("three instances on one PostgreSQL, e
   }, 120_000);
 
   afterAll(async () => {
-    for (const s of servers) s.kill("SIGTERM");
-    await Promise.race([Promise.all(servers.map((s) => s.exited)), new Promise((r) => setTimeout(r, 15_000))]);
+    await Promise.all(servers.map((s) => s.stop()));
     killAll();
     config?.remove();
     await db?.drop();

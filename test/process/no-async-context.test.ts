@@ -10,7 +10,7 @@ import { cookieFrom, request, type Reply, type RequestOptions } from "../harness
 import { startOidcProvider, type TestOidcProvider } from "../harness/oidc.ts";
 import { linkFrom, startSmtpSink, type ReceivedMail, type SmtpSink } from "../harness/smtp.ts";
 import { SoftAuthenticator } from "../harness/webauthn.ts";
-import { Browser } from "../integration/oauth-helpers.ts";
+import { Browser, oidcProviders } from "../integration/oauth-helpers.ts";
 import { configFile, killAll, SECRET, startServerProcess, type ServerProcess } from "./harness.ts";
 
 /**
@@ -89,7 +89,6 @@ beforeAll(async () => {
   oidc = await startOidcProvider({ redirectUris: [`${PUBLIC_URL}/api/auth/callback/google`] });
   probeDir = mkdtempSync(join(tmpdir(), "pc-async-probe-"));
   probeFile = join(probeDir, "activations.jsonl");
-  const d = oidc.discovery;
   config = configFile({
     publicUrl: PUBLIC_URL,
     logLevel: "warn",
@@ -101,19 +100,7 @@ beforeAll(async () => {
       rules: Object.fromEntries(["/sign-in/*", "/sign-up/*", "/change-password", "/verify-password", "/change-email", "/request-password-reset", "/send-verification-email", "/two-factor/*"].map((p) => [p, RULE])),
     },
     user: { changeEmail: { enabled: true }, deleteUser: { enabled: true } },
-    providers: {
-      google: {
-        type: "google",
-        clientId: oidc.postClient.clientId,
-        clientSecret: oidc.postClient.clientSecret,
-        authUrl: d.authorization_endpoint,
-        tokenUrl: d.token_endpoint,
-        userInfoUrl: d.userinfo_endpoint,
-        issuer: d.issuer,
-        requireIssuerParameter: d.authorization_response_iss_parameter_supported === true,
-        jwksUrl: d.jwks_uri,
-      },
-    },
+    providers: { google: oidcProviders(oidc).google },
   });
   server = await startServerProcess({
     databaseUrl: db.url,
@@ -124,8 +111,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  server?.kill("SIGTERM");
-  await Promise.race([server?.exited, new Promise((r) => setTimeout(r, 15_000))]);
+  await server?.stop();
   killAll();
   config?.remove();
   await oidc?.close();

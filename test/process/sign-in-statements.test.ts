@@ -41,8 +41,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  server?.kill("SIGTERM");
-  await Promise.race([server?.exited, new Promise((r) => setTimeout(r, 15_000))]);
+  await server?.stop();
   killAll();
   config?.remove();
   await proxy?.close();
