@@ -118,6 +118,22 @@ describe(`list-users over ${N.toLocaleString("en")} users (${testDialect})`, () 
     const one = await list({ searchValue: "son01234@" });
     expect(ids(one.users)).toEqual([all[1234]!.id]);
     expect(one.total).toBe(1);
+    // Past the last match: no row carries the total, which is still exact.
+    const past = await list({ searchValue: "son01234@", offset: 5 });
+    expect(past.users).toEqual([]);
+    expect(past.total).toBe(1);
+  });
+
+  it("sorts and pages a search with a filter beside it, ties broken by id in the sort's direction", async () => {
+    // Names "Person 04x": 10 names of 40 users each; the support role keeps every 7th.
+    const matching = all.filter((u) => u.name.toLowerCase().includes("son 04") && u.role === "support").sort(byNameDescIdDesc);
+    expect(matching.length).toBeGreaterThan(40);
+    const query = { searchField: "name", searchOperator: "contains", searchValue: "SON 04", filterField: "role", filterValue: "support", sortBy: "name", sortDirection: "desc", limit: 25 };
+    for (const offset of [0, 25, matching.length - 10]) {
+      const page = await list({ ...query, offset });
+      expect(page.total).toBe(matching.length);
+      expect(ids(page.users), `offset ${offset}`).toEqual(ids(matching.slice(offset, offset + 25)));
+    }
   });
 
   it("counts a large total once per filter, reuses it for a few seconds, and recounts after", async () => {
@@ -184,12 +200,18 @@ describe.runIf(testDialect === "postgres")("list-users plans on PostgreSQL (ANAL
     expectIndex(await plan(byName.idQuery), "users_name_id_index", ["Index Only Scan", "Index Only Scan Backward", "Index Scan Backward"]);
   });
 
-  it("a contains-search and its count use the trigram index on lower(email)", async () => {
-    const search = await statementsOf({ searchValue: "son01234@", limit: 100 });
-    expect(search.count).toBeDefined();
-    for (const sql of [search.idQuery, search.count!]) expectIndex(await plan(sql), "users_email_search_index", ["Bitmap Index Scan"]);
-    const byName = await statementsOf({ searchField: "name", searchValue: "son 04", searchOperator: "contains", sortBy: "email" });
-    expectIndex(await plan(byName.count!), "users_name_search_index", ["Bitmap Index Scan"]);
+  it("a contains-search finds its matches by the trigram index, page and total in one statement", async () => {
+    for (const [query, index] of [
+      [{ searchValue: "son01234@", limit: 100 }, "users_email_search_index"],
+      [{ searchField: "name", searchValue: "son 04", searchOperator: "contains", sortBy: "email" }, "users_name_search_index"],
+    ] as const) {
+      const { statements } = await capture(() => list(query));
+      const reads = statements.filter((s) => !/from "sessions"/.test(s));
+      expect(reads.filter((s) => s.startsWith("select count(*)")), reads.join("\n")).toEqual([]);
+      const search = reads.find((s) => s.startsWith(`with "m" as materialized (select`));
+      expect(search, reads.join("\n")).toBeDefined();
+      expectIndex(await plan(search!), index, ["Bitmap Index Scan"]);
+    }
   });
 });
 

@@ -95,7 +95,7 @@ export interface SessionStore {
   close(): Promise<void>;
 }
 
-const USER_COLUMNS = `
+export const USER_COLUMNS = `
   u.id AS u_id, u.name AS u_name, u.email AS u_email, u.email_verified AS u_email_verified,
   u.image AS u_image, u.username AS u_username, u.display_username AS u_display_username,
   u.role AS u_role, u.banned AS u_banned, u.ban_reason AS u_ban_reason, u.ban_expires AS u_ban_expires,
@@ -118,6 +118,10 @@ type Raw = Record<string, unknown>;
 
 type DateOf = (v: unknown) => Date;
 type BoolOf = (v: unknown) => boolean;
+
+/** Either driver's value as the ORM's connection returns it: pg a Date and a boolean, better-sqlite3 epoch ms and 0/1. */
+export const anyDate: DateOf = (v) => (v instanceof Date ? v : new Date(v as number | string));
+export const anyBool: BoolOf = (v) => v === true || v === 1;
 
 export function mapUser(r: Raw, date: DateOf, bool: BoolOf): UserRow {
   const banExpires = r.u_ban_expires;

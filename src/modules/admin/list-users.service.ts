@@ -5,7 +5,7 @@ import type { App } from "../../app.ts";
 import { User, type IUser } from "../../db/entities/index.ts";
 import { AuthError } from "../../errors.ts";
 import { publicUser } from "../session/session.serialize.ts";
-import { userRow } from "../user/user.mapper.ts";
+import { anyBool, anyDate, mapUser, USER_COLUMNS, type UserRow } from "../../db/session-store/index.ts";
 import { LIMIT_DEFAULT, type FilterOperator, type ListUsersQuery, type UserField } from "./admin.schema.ts";
 import { totalCacheOf } from "./list-users.totals.ts";
 import { isUuid } from "./sessions.service.ts";
@@ -157,6 +157,48 @@ async function pageIds(em: EntityManager, where: Build, order: Order, limit: num
 }
 
 /**
+ * A search's page and its total in one statement, the matches found first (PostgreSQL: the
+ * pg_trgm index) and then sorted: rare matches are not hunted along the order's index (a
+ * 0.2% name search walked 50,000 rows of users_created_at_id_index for a page of 100), and
+ * the count comes from the same scan instead of a second one. Taken while the search's total
+ * is small enough to be counted on every page, or not known yet; a large total is remembered
+ * (list-users.totals.ts) and its pages walk the order's index as other lists do. `total` is
+ * null when the offset is past the last match (no row to carry it).
+ */
+async function searchPage(em: EntityManager, where: Build, order: Order, limit: number, offset: number): Promise<{ ids: string[]; total: number | null }> {
+  const sorts = order.map((o) => Object.entries(o)[0]! as [UserField, Direction]);
+  const fields = new Set<UserField>(["id", ...sorts.map(([field]) => field)]);
+  const sqlEm = em as SqlEntityManager;
+  const matches = sqlEm
+    .createQueryBuilder(User, "u")
+    .select([...fields].map((field) => `u.${field}`))
+    .where(where() as never)
+    .getKnexQuery();
+  const knex = sqlEm.getKnex();
+  // MATERIALIZED: the planner may not fold the matches back into a walk of the order's index.
+  const query = knex
+    .withMaterialized("m", matches)
+    .select("m.id", knex.raw("count(*) over () as total"))
+    .from("m")
+    .orderBy(sorts.map(([field, order]) => ({ column: `m.${FIELDS[field].column}`, order })))
+    .limit(limit)
+    .offset(offset);
+  const rows: { id: string; total: string | number }[] = await sqlEm.getConnection().execute(query);
+  return { ids: rows.map((r) => r.id), total: rows.length ? Number(rows[0]!.total) : null };
+}
+
+/**
+ * The page's users by primary key, mapped straight from the rows: hydrating 100 entities
+ * through the ORM cost more main-thread time (~3 ms) than both statements' round trips.
+ */
+async function usersById(em: EntityManager, ids: string[]): Promise<Map<string, UserRow>> {
+  if (ids.length === 0) return new Map();
+  const sql = `select ${USER_COLUMNS} from users u where u.id in (${ids.map(() => "?").join(", ")})`;
+  const rows: Record<string, unknown>[] = await em.getConnection().execute(sql, ids);
+  return new Map(rows.map((r) => [r.u_id as string, mapUser(r, anyDate, anyBool)]));
+}
+
+/**
  * One page and its total, both from the database with the same filter: `total` never comes
  * from loading users, and a large one is counted once per filter for a few seconds
  * (list-users.totals.ts). Plain find/count/query-builder statements only: no findAndCount, no
@@ -172,19 +214,24 @@ export async function listUsers(app: App, em: EntityManager, q: ListUsersQuery) 
   const count = (on: EntityManager) => on.count(User, where());
   let total = totals.get(key, () => count(app.orm.em.fork()));
   let ids: string[];
-  if (total === undefined) {
+  if (total === undefined && q.searchValue && !app.config.databaseUrl.startsWith("sqlite:")) {
+    const countedAtMs = app.clock.now().getTime();
+    const page = await searchPage(em, where, order, limit, offset);
+    ids = page.ids;
+    total = page.total ?? (await count(em));
+    totals.put(key, total, countedAtMs);
+  } else if (total === undefined) {
     const countedAtMs = app.clock.now().getTime();
     [total, ids] = await Promise.all([count(em), pageIds(em, where, order, limit, offset)]);
     totals.put(key, total, countedAtMs);
   } else {
     ids = await pageIds(em, where, order, limit, offset, total);
   }
-  const found = ids.length ? await em.find(User, { id: { $in: ids } }) : [];
-  const byId = new Map(found.map((u) => [u.id, u]));
+  const byId = await usersById(em, ids);
   // A user removed between the two reads is left out of this page.
   const users = ids.flatMap((id) => {
     const u = byId.get(id);
-    return u ? [publicUser(userRow(u))] : [];
+    return u ? [publicUser(u)] : [];
   });
   return { users, total, limit, offset };
 }
