@@ -7,6 +7,7 @@ import { AuthError } from "../../errors.ts";
 import { publicUser } from "../session/session.serialize.ts";
 import { anyBool, anyDate, mapUser, USER_COLUMNS, type UserRow } from "../../db/session-store/index.ts";
 import { LIMIT_DEFAULT, type FilterOperator, type ListUsersQuery, type UserField } from "./admin.schema.ts";
+import { ANCHORS_FROM, anchorCacheOf, STRIDE } from "./list-users.anchors.ts";
 import { totalCacheOf } from "./list-users.totals.ts";
 import { isUuid } from "./sessions.service.ts";
 
@@ -128,12 +129,23 @@ function orderOf(sortBy: UserField, direction: Direction): Order {
 const reverse = (order: Order): Order =>
   order.map((o) => Object.fromEntries(Object.entries(o).map(([k, d]) => [k, d === "asc" ? "desc" : "asc"] as const)));
 
-/** Ids in the given order, read from the order's index alone (no user rows touched). */
-async function idsInOrder(em: EntityManager, where: Build, order: Order, limit: number, offset: number): Promise<string[]> {
+/** The columns of an order, with the direction each is read in. */
+const sortsOf = (order: Order) => order.map((o) => Object.entries(o)[0]! as [UserField, Direction]);
+
+/**
+ * Ids in the given order, read from the order's index alone (no user rows touched); with
+ * `from`, starting at that user's place in the order (a row-value comparison on the order's
+ * columns, answered by the same index).
+ */
+async function idsInOrder(em: EntityManager, where: Build, order: Order, limit: number, offset: number, from?: string): Promise<string[]> {
+  const sorts = sortsOf(order);
+  const columns = (alias: string) => sorts.map(([field]) => `${alias}.${FIELDS[field].column}`).join(", ");
+  const op = sorts[0]![1] === "asc" ? ">=" : "<=";
+  const start = () => ({ [raw((alias: string) => `(${columns(alias)}) ${op} (select ${columns("a")} from users a where a.id = ?)`, [from])]: [] });
   const rows = await (em as SqlEntityManager)
     .createQueryBuilder(User, "u")
     .select("u.id")
-    .where(where() as never)
+    .where((from === undefined ? where() : { $and: [where(), start()] }) as never)
     .orderBy(order)
     .limit(limit)
     .offset(offset)
@@ -141,17 +153,43 @@ async function idsInOrder(em: EntityManager, where: Build, order: Order, limit: 
   return rows.map((r) => r.id);
 }
 
+/** The id of every STRIDE-th user of the list (list-users.anchors.ts), by one scan of the order's index. */
+async function buildAnchors(em: EntityManager, where: Build, order: Order): Promise<string[]> {
+  const sqlEm = em as SqlEntityManager;
+  const knex = sqlEm.getKnex();
+  const sorts = sortsOf(order);
+  // Directions come from the schema's enum, never from the caller's text.
+  const window = knex.raw(`row_number() over (order by ${sorts.map(([, dir]) => `?? ${dir}`).join(", ")}) as rn`, sorts.map(([field]) => `u.${FIELDS[field].column}`));
+  const numbered = sqlEm.createQueryBuilder(User, "u").select("u.id").where(where() as never).getKnexQuery().select(window);
+  const query = knex.select("t.id").from(numbered.as("t")).whereRaw("t.rn % ? = 1", [STRIDE]).orderBy("t.rn");
+  const rows: { id: string }[] = await sqlEm.getConnection().execute(query);
+  return rows.map((r) => r.id);
+}
+
 /**
  * A page's ids: by the index of the order (a deferred join: a deep offset skips index entries,
  * not rows; the users are read by primary key after). When the total is known, the page is read
  * from the nearer end of the list: offset 900,000 of 1,000,000 skips 99,900 entries backwards
- * instead of 900,000 forwards. It is the page of the list as long as that total, which for a
- * large list may be a few seconds old (list-users.totals.ts), like the total it is answered with.
+ * instead of 900,000 forwards; and a page that would still skip more than ANCHORS_FROM entries
+ * starts from the nearest keyset anchor (list-users.anchors.ts). It is the page of the list as
+ * long as that total, which for a large list may be a few seconds old (list-users.totals.ts),
+ * like the total it is answered with. username (nullable: no row-value order) is read by offset.
  */
-async function pageIds(em: EntityManager, where: Build, order: Order, limit: number, offset: number, total?: number): Promise<string[]> {
+async function pageIds(app: App, em: EntityManager, key: string, where: Build, order: Order, limit: number, offset: number, total?: number): Promise<string[]> {
   if (total === undefined) return idsInOrder(em, where, order, limit, offset);
   if (offset >= total) return [];
   const fromEnd = Math.max(0, total - offset - limit);
+  if (Math.min(offset, fromEnd) > ANCHORS_FROM && !("username" in order[0]!)) {
+    const anchors = anchorCacheOf(app);
+    const anchorKey = `${key}|${JSON.stringify(order)}`;
+    const anchor = anchors.at(anchorKey, offset, () => buildAnchors(app.orm.em.fork(), where, order));
+    if (anchor) {
+      const ids = await idsInOrder(em, where, order, limit, anchor.skip, anchor.id);
+      // Far from the end, a page is full; short, its anchor was removed since: read by offset.
+      if (ids.length === limit) return ids;
+      anchors.drop(anchorKey);
+    }
+  }
   if (offset <= fromEnd) return idsInOrder(em, where, order, limit, offset);
   return (await idsInOrder(em, where, reverse(order), Math.min(limit, total - offset), fromEnd)).reverse();
 }
@@ -166,7 +204,7 @@ async function pageIds(em: EntityManager, where: Build, order: Order, limit: num
  * null when the offset is past the last match (no row to carry it).
  */
 async function searchPage(em: EntityManager, where: Build, order: Order, limit: number, offset: number): Promise<{ ids: string[]; total: number | null }> {
-  const sorts = order.map((o) => Object.entries(o)[0]! as [UserField, Direction]);
+  const sorts = sortsOf(order);
   const fields = new Set<UserField>(["id", ...sorts.map(([field]) => field)]);
   const sqlEm = em as SqlEntityManager;
   const matches = sqlEm
@@ -222,10 +260,10 @@ export async function listUsers(app: App, em: EntityManager, q: ListUsersQuery) 
     totals.put(key, total, countedAtMs);
   } else if (total === undefined) {
     const countedAtMs = app.clock.now().getTime();
-    [total, ids] = await Promise.all([count(em), pageIds(em, where, order, limit, offset)]);
+    [total, ids] = await Promise.all([count(em), pageIds(app, em, key, where, order, limit, offset)]);
     totals.put(key, total, countedAtMs);
   } else {
-    ids = await pageIds(em, where, order, limit, offset, total);
+    ids = await pageIds(app, em, key, where, order, limit, offset, total);
   }
   const byId = await usersById(em, ids);
   // A user removed between the two reads is left out of this page.
