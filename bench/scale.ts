@@ -21,7 +21,8 @@
  * the sweeper), SCALE_SAMPLES (list-users calls per scenario, 200), SCALE_SESSION_SAMPLES (5000),
  * SCALE_PG_URL (an existing database to connect to for CREATE DATABASE, default
  * postgres://postgres@127.0.0.1:5432/test), SCALE_DB (portcullis_scale, dropped and created),
- * SCALE_KEEP=1 keeps the database afterwards.
+ * SCALE_KEEP=1 keeps the database afterwards; SCALE_REUSE=1 runs on a database so kept (same
+ * sizes) without seeding again, and keeps it.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -33,7 +34,7 @@ import { sha256 } from "../src/crypto/tokens.ts";
 import { migrateUp, openOrm } from "../src/db/orm.ts";
 import { createPortcullis, type Portcullis, type PortcullisConfig } from "../src/index.ts";
 import { createAdmin } from "../src/modules/admin/bootstrap.service.ts";
-import { latency, prng, sample, timed, type Latency } from "./scale/measure.ts";
+import { closeClient, getJson, latency, prng, sample, timed, type Latency } from "./scale/measure.ts";
 import { explain, formatPlans, type PlanSummary } from "./scale/plans.ts";
 import { seed, seedExpiredSessions, seededEmail, seededToken } from "./scale/seed.ts";
 
@@ -48,6 +49,8 @@ export interface ScaleOptions {
   adminUrl?: string;
   database?: string;
   keep?: boolean;
+  /** Use the database as a kept earlier run left it (same sizes), skipping the seed; implies keep. */
+  reuse?: boolean;
   log?: (line: string) => void;
 }
 
@@ -146,6 +149,18 @@ function statementLabel(sql: string): string {
   return sql.slice(0, 40);
 }
 
+/** A database a kept run left: at least the seeded users (the admin is one more) and sessions. */
+async function seededAlready(adminUrl: string, url: string, users: number, sessions: number): Promise<boolean> {
+  const name = new URL(url).pathname.slice(1);
+  const exists = await withClient(adminUrl, async (c) => (await c.query("select 1 from pg_database where datname = $1", [name])).rowCount === 1);
+  if (!exists) return false;
+  return withClient(url, async (c) => {
+    const counted = await c.query("select (select count(*) from users) as users, (select count(*) from sessions) as sessions").catch(() => null);
+    const row = counted?.rows[0] as { users: string; sessions: string } | undefined;
+    return row !== undefined && Number(row.users) >= users && Number(row.sessions) >= sessions;
+  });
+}
+
 export async function runScale(options: ScaleOptions = {}): Promise<ScaleRow[]> {
   const users = options.users ?? 1_000_000;
   const sessions = options.sessions ?? 5_000_000;
@@ -162,10 +177,15 @@ export async function runScale(options: ScaleOptions = {}): Promise<ScaleRow[]> 
   const row = (name: string, value: number, unit: string, target: number | null, higher = false) => rows.push({ name, value, unit, target, higher });
 
   log(`scale: database ${database}, ${users.toLocaleString("en")} users, ${sessions.toLocaleString("en")} sessions`);
-  await withClient(adminUrl, async (c) => {
-    await c.query(`drop database if exists ${database} with (force)`);
-    await c.query(`create database ${database}`);
-  });
+  const keep = options.keep || options.reuse;
+  const reuse = options.reuse === true && (await seededAlready(adminUrl, url, users, sessions));
+  if (options.reuse && !reuse) log("scale: nothing to reuse (no database of these sizes): seeding");
+  if (!reuse) {
+    await withClient(adminUrl, async (c) => {
+      await c.query(`drop database if exists ${database} with (force)`);
+      await c.query(`create database ${database}`);
+    });
+  }
   const recorder = recordNamedStatements();
   let service: Portcullis | undefined;
   let child: { url: string; bareUrl: string; stop(): Promise<void> } | undefined;
@@ -173,8 +193,13 @@ export async function runScale(options: ScaleOptions = {}): Promise<ScaleRow[]> 
     const orm = await openOrm({ dialect: "postgresql", location: url });
     await migrateUp(orm);
     await orm.close();
-    const seeded = await withClient(url, (c) => seed(c, { users, sessions, log }));
-    row("seed (users, accounts, sessions, VACUUM ANALYZE)", seeded.seconds, "s", null);
+    if (!reuse) {
+      const seeded = await withClient(url, (c) => seed(c, { users, sessions, log }));
+      row("seed (users, accounts, sessions, VACUUM ANALYZE)", seeded.seconds, "s", null);
+    } else {
+      // As the seed leaves it: the last run's sweeper left a million dead session rows behind.
+      await withClient(url, (c) => c.query("vacuum analyze"));
+    }
 
     const config: PortcullisConfig = {
       databaseUrl: url,
@@ -201,13 +226,12 @@ export async function runScale(options: ScaleOptions = {}): Promise<ScaleRow[]> 
     row("get-session: session store lookup (in process) p50", storeLatency.p50, "ms", null);
     row("get-session: session store lookup (in process) p99", storeLatency.p99, "ms", GET_SESSION_P99_MS);
     const getSession = async () => {
-      const res = await fetch(`${auth}/get-session`, { headers: { authorization: `Bearer ${randomToken()}` } });
-      const body = (await res.json()) as { session?: unknown } | null;
-      if (res.status !== 200 || !body?.session) throw new Error(`get-session answered ${res.status}`);
+      const res = await getJson<{ session?: unknown } | null>(`${auth}/get-session`, { authorization: `Bearer ${randomToken()}` });
+      if (res.status !== 200 || !res.body?.session) throw new Error(`get-session answered ${res.status}`);
     };
     // Alternating with the bare server's fixed answer: both under the same machine at the same moment.
     const bareUrl = child.bareUrl;
-    const bare = async () => void (await (await fetch(bareUrl)).json());
+    const bare = async () => void (await getJson(bareUrl));
     const sessionMs: number[] = [];
     const bareMs: number[] = [];
     for (let i = 0; i < 200; i++) {
@@ -228,15 +252,15 @@ export async function runScale(options: ScaleOptions = {}): Promise<ScaleRow[]> 
     if (lookup) await withClient(url, async (c) => plans.push(await explain(c, "get-session lookup", lookup, [sha256(randomToken())])));
 
     // ---- list-users
-    await createAdmin(p.app.orm.em.fork(), p.app.config, ADMIN);
+    const adminExists = await withClient(url, async (c) => (await c.query("select 1 from users where email = $1", [ADMIN.email])).rowCount === 1);
+    if (!adminExists) await createAdmin(p.app.orm.em.fork(), p.app.config, ADMIN);
     const signIn = await fetch(`${auth}/sign-in/email`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }) });
     const { token } = (await signIn.json()) as { token?: string };
     if (signIn.status !== 200 || !token) throw new Error(`admin sign-in answered ${signIn.status}`);
     const listUsers = async (query: Record<string, string | number>) => {
       const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
-      const res = await fetch(`${auth}/admin/list-users?${qs}`, { headers: { authorization: `Bearer ${token}` } });
-      const body = (await res.json()) as { users?: unknown[]; total?: number };
-      if (res.status !== 200 || !Array.isArray(body.users)) throw new Error(`list-users ${qs} answered ${res.status}`);
+      const { status, body } = await getJson<{ users?: unknown[]; total?: number }>(`${auth}/admin/list-users?${qs}`, { authorization: `Bearer ${token}` });
+      if (status !== 200 || !Array.isArray(body.users)) throw new Error(`list-users ${qs} answered ${status}`);
       return body as { users: { email: string }[]; total: number };
     };
     const asAdmin = p.createCaller({ headers: { authorization: `Bearer ${token}` } });
@@ -309,9 +333,10 @@ export async function runScale(options: ScaleOptions = {}): Promise<ScaleRow[]> 
     log(`\nEXPLAIN (ANALYZE, BUFFERS):\n${formatPlans(plans)}`);
   } finally {
     recorder.restore();
+    await closeClient();
     await child?.stop();
     await service?.close();
-    if (!options.keep) await withClient(adminUrl, (c) => c.query(`drop database if exists ${database} with (force)`));
+    if (!keep) await withClient(adminUrl, (c) => c.query(`drop database if exists ${database} with (force)`));
   }
   return rows;
 }
@@ -338,6 +363,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
     adminUrl: process.env.SCALE_PG_URL,
     database: process.env.SCALE_DB,
     keep: process.env.SCALE_KEEP === "1",
+    reuse: process.env.SCALE_REUSE === "1",
   });
   console.log(`\n${formatScaleRows(rows)}`);
 }
