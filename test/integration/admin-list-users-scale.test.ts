@@ -118,6 +118,10 @@ describe(`list-users over ${N.toLocaleString("en")} users (${testDialect})`, () 
     const one = await list({ searchValue: "son01234@" });
     expect(ids(one.users)).toEqual([all[1234]!.id]);
     expect(one.total).toBe(1);
+    // More matches than a total counted on every page: read as other lists are, counted beside.
+    const many = await list({ searchValue: "PERSON", limit: 100, offset: 12_345 });
+    expect(many.total).toBe(N);
+    expect(ids(many.users)).toEqual(ids(all.filter((u) => u.email.includes("person")).slice(12_345, 12_445)));
     // Past the last match: no row carries the total, which is still exact.
     const past = await list({ searchValue: "son01234@", offset: 5 });
     expect(past.users).toEqual([]);
@@ -212,6 +216,10 @@ describe.runIf(testDialect === "postgres")("list-users plans on PostgreSQL (ANAL
       expect(search, reads.join("\n")).toBeDefined();
       expectIndex(await plan(search!), index, ["Bitmap Index Scan"]);
     }
+    // A search matching more users than that is counted beside a walk of the order's index.
+    const { statements } = await capture(() => list({ searchValue: "person", limit: 100, offset: 10 }));
+    expect(statements.filter((s) => s.startsWith("select count(*)")), statements.join("\n")).toHaveLength(1);
+    expect(statements.some((s) => s.startsWith(`select "u"."id" from "users"`)), statements.join("\n")).toBe(true);
   });
 });
 

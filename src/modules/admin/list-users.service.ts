@@ -8,7 +8,7 @@ import { publicUser } from "../session/session.serialize.ts";
 import { anyBool, anyDate, mapUser, USER_COLUMNS, type UserRow } from "../../db/session-store/index.ts";
 import { LIMIT_DEFAULT, type FilterOperator, type ListUsersQuery, type UserField } from "./admin.schema.ts";
 import { ANCHORS_FROM, anchorCacheOf, STRIDE } from "./list-users.anchors.ts";
-import { totalCacheOf } from "./list-users.totals.ts";
+import { CACHE_FROM_ROWS, totalCacheOf } from "./list-users.totals.ts";
 import { isUuid } from "./sessions.service.ts";
 
 type FieldType = "uuid" | "string" | "lowercase" | "boolean" | "date";
@@ -200,10 +200,13 @@ async function pageIds(app: App, em: EntityManager, key: string, where: Build, o
  * 0.2% name search walked 50,000 rows of users_created_at_id_index for a page of 100), and
  * the count comes from the same scan instead of a second one. Taken while the search's total
  * is small enough to be counted on every page, or not known yet; a large total is remembered
- * (list-users.totals.ts) and its pages walk the order's index as other lists do. `total` is
- * null when the offset is past the last match (no row to carry it).
+ * (list-users.totals.ts) and its pages walk the order's index as other lists do. The matches
+ * are read up to one more than CACHE_FROM_ROWS: more (a common search: 4% of a million users)
+ * answers null, and the page is then read as other lists are, the total counted beside it
+ * (sorting 40,000 matches in memory cost more than walking the index for 100); so does a
+ * page past the matches read (no row carries the total).
  */
-async function searchPage(em: EntityManager, where: Build, order: Order, limit: number, offset: number): Promise<{ ids: string[]; total: number | null }> {
+async function searchPage(em: EntityManager, where: Build, order: Order, limit: number, offset: number): Promise<{ ids: string[]; total: number } | null> {
   const sorts = sortsOf(order);
   const fields = new Set<UserField>(["id", ...sorts.map(([field]) => field)]);
   const sqlEm = em as SqlEntityManager;
@@ -211,6 +214,7 @@ async function searchPage(em: EntityManager, where: Build, order: Order, limit: 
     .createQueryBuilder(User, "u")
     .select([...fields].map((field) => `u.${field}`))
     .where(where() as never)
+    .limit(CACHE_FROM_ROWS + 1)
     .getKnexQuery();
   const knex = sqlEm.getKnex();
   // MATERIALIZED: the planner may not fold the matches back into a walk of the order's index.
@@ -222,7 +226,9 @@ async function searchPage(em: EntityManager, where: Build, order: Order, limit: 
     .limit(limit)
     .offset(offset);
   const rows: { id: string; total: string | number }[] = await sqlEm.getConnection().execute(query);
-  return { ids: rows.map((r) => r.id), total: rows.length ? Number(rows[0]!.total) : null };
+  // No row: past the last match, or past the matches read; either way the caller reads it as other lists.
+  const total = rows.length ? Number(rows[0]!.total) : null;
+  return total === null || total > CACHE_FROM_ROWS ? null : { ids: rows.map((r) => r.id), total };
 }
 
 /**
@@ -252,14 +258,14 @@ export async function listUsers(app: App, em: EntityManager, q: ListUsersQuery) 
   const count = (on: EntityManager) => on.count(User, where());
   let total = totals.get(key, () => count(app.orm.em.fork()));
   let ids: string[];
-  if (total === undefined && q.searchValue && !app.config.databaseUrl.startsWith("sqlite:")) {
-    const countedAtMs = app.clock.now().getTime();
-    const page = await searchPage(em, where, order, limit, offset);
-    ids = page.ids;
-    total = page.total ?? (await count(em));
+  const countedAtMs = app.clock.now().getTime();
+  // PostgreSQL: a search finds its matches by the trigram index (SQLite has none: a scan either way).
+  const searched = total === undefined && q.searchValue && !app.config.databaseUrl.startsWith("sqlite:") ? await searchPage(em, where, order, limit, offset) : null;
+  if (searched) {
+    ids = searched.ids;
+    total = searched.total;
     totals.put(key, total, countedAtMs);
   } else if (total === undefined) {
-    const countedAtMs = app.clock.now().getTime();
     [total, ids] = await Promise.all([count(em), pageIds(app, em, key, where, order, limit, offset)]);
     totals.put(key, total, countedAtMs);
   } else {
