@@ -21,6 +21,8 @@ export interface Footprint {
   peakRssMiB: number;
   loadSec: number;
   loadRequests: number;
+  /** The same start, polled the same way, of a bare node:http server (no modules): this machine's floor. */
+  bareStartMs: number;
 }
 
 /** VmRSS of one process, MiB (the bin runs the service in its own process: no loader child). */
@@ -72,6 +74,28 @@ export async function start(dir: string, env: Record<string, string>): Promise<S
   }
 }
 
+const BARE_SERVER = `require("node:http").createServer((q, s) => s.end("{}")).listen(Number(process.env.PORT), "127.0.0.1")`;
+
+/** A bare node:http server spawned with the service's node flags, polled until it answers: ms. */
+async function bareStart(): Promise<number> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const proc = spawn(process.execPath, [...startNodeFlags(), "-e", BARE_SERVER], { env: { ...process.env, PORT: String(port) }, stdio: "ignore" });
+  try {
+    for (;;) {
+      if (proc.exitCode !== null) throw new Error(`bare server exited with ${proc.exitCode}`);
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/`)).ok) return performance.now() - t0;
+      } catch {
+        // not listening yet
+      }
+      await sleep(5);
+    }
+  } finally {
+    await stop(proc);
+  }
+}
+
 export async function stop(proc: ChildProcess): Promise<void> {
   if (proc.exitCode !== null) return;
   const exited = new Promise((r) => proc.once("exit", r));
@@ -96,7 +120,9 @@ export async function measureFootprint(loadSec: number, restarts = 3): Promise<F
       starts.push(last.ms);
     }
     const { proc, url } = last!;
-    process.stderr.write(` ${first.ms.toFixed(0)} ms; restarts ${starts.map((s) => s.toFixed(0)).join(", ")} ms\n`);
+    const bareStarts: number[] = [];
+    for (let i = 0; i < restarts; i++) bareStarts.push(await bareStart());
+    process.stderr.write(` ${first.ms.toFixed(0)} ms; restarts ${starts.map((s) => s.toFixed(0)).join(", ")} ms; bare node:http ${bareStarts.map((s) => s.toFixed(0)).join(", ")} ms\n`);
     await sleep(2000);
     const idleRssMiB = rssMiB(proc.pid!);
     const origin = { "content-type": "application/json", origin: url };
@@ -122,7 +148,7 @@ export async function measureFootprint(loadSec: number, restarts = 3): Promise<F
     peakRssMiB = Math.max(peakRssMiB, loadRssMiB);
     process.stderr.write(` ${result.requests.total} requests, RSS ${loadRssMiB.toFixed(0)} MiB\n`);
     await stop(proc);
-    return { firstStartMs: first.ms, startMs: median(starts), idleRssMiB, loadRssMiB, peakRssMiB, loadSec, loadRequests: result.requests.total };
+    return { firstStartMs: first.ms, startMs: median(starts), idleRssMiB, loadRssMiB, peakRssMiB, loadSec, loadRequests: result.requests.total, bareStartMs: median(bareStarts) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -194,6 +194,8 @@ async function main() {
       rows.push(
         figureRow("start to first answer (compiled)", footprint.startMs, "ms", TARGETS.startMs),
         figureRow("  first start, fresh database", footprint.firstStartMs, "ms", TARGETS.startMs),
+        // The same start of a bare node:http server: what this machine takes to start node at all.
+        figureRow("  bare node:http start (reference)", footprint.bareStartMs, "ms", null),
         figureRow("RSS idle (compiled)", footprint.idleRssMiB, "MiB", TARGETS.idleRssMiB),
         figureRow(`RSS after ${footprint.loadSec} s of load`, footprint.loadRssMiB, "MiB", TARGETS.loadRssMiB),
         figureRow("  RSS peak during load", footprint.peakRssMiB, "MiB", TARGETS.loadRssMiB),

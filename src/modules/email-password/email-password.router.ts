@@ -16,7 +16,7 @@ export function handOverSession(ctx: Context, signedIn: { token: string | null; 
 export const signUpRouter = router({
   email: publicProcedure.input(schema.signUpEmailInput).mutation(async ({ ctx, input }) => {
     assertSafeCallback(ctx.app, input.callbackURL);
-    const result = await service.signUp(ctx.app, ctx.em, ctx.req, input);
+    const result = await service.signUp(ctx.app, ctx.req, input);
     handOverSession(ctx, result);
     return { token: result.token, user: publicUser(result.user) };
   }),

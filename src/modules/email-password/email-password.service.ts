@@ -52,7 +52,7 @@ export interface SignedIn {
   secondStep?: SecondStep;
 }
 
-export async function signUp(app: App, em: EntityManager, req: RequestMeta, input: SignUpInput): Promise<SignedIn> {
+export async function signUp(app: App, req: RequestMeta, input: SignUpInput): Promise<SignedIn> {
   const { config } = app;
   if (!config.emailAndPassword.enableSignup) throw new AuthError("EMAIL_PASSWORD_SIGN_UP_DISABLED");
   const email = parseEmail(input.email);
