@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { MikroORM, Options } from "@mikro-orm/core";
+import { loadPackage } from "../load.ts";
 import { entities } from "./entities/index.ts";
 
 export type Dialect = "sqlite" | "postgresql";
@@ -45,12 +46,12 @@ export async function ormOptions(target: DatabaseTarget, opts: { withMigrations?
     transactional: true,
     ...(opts.withMigrations ? { migrationsList: await migrationsList(target.dialect) } : {}),
   };
-  const extensions = opts.withMigrations ? [(await import("@mikro-orm/migrations")).Migrator] : [];
+  const extensions = opts.withMigrations ? [(loadPackage("@mikro-orm/migrations") as typeof import("@mikro-orm/migrations")).Migrator] : [];
   if (target.dialect === "sqlite") {
-    const { BetterSqliteDriver } = await import("@mikro-orm/better-sqlite");
+    const { BetterSqliteDriver } = loadPackage("@mikro-orm/better-sqlite") as typeof import("@mikro-orm/better-sqlite");
     return { ...common, extensions, driver: BetterSqliteDriver, dbName: target.location, migrations } as Options;
   }
-  const { PostgreSqlDriver } = await import("@mikro-orm/postgresql");
+  const { PostgreSqlDriver } = loadPackage("@mikro-orm/postgresql") as typeof import("@mikro-orm/postgresql");
   // ensureDatabase off: a DATABASE_URL naming a database that does not exist (a typo) must fail, not get an empty one created.
   return { ...common, extensions, driver: PostgreSqlDriver, clientUrl: target.location, pool: { min: 0, max: 10 }, ensureDatabase: false, migrations } as Options;
 }
@@ -90,14 +91,14 @@ export async function openOrm(target: DatabaseTarget): Promise<MikroORM> {
 async function openOrmUnchecked(target: DatabaseTarget): Promise<MikroORM> {
   if (target.dialect === "sqlite") {
     mkdirSync(dirname(target.location), { recursive: true });
-    const { MikroORM } = await import("@mikro-orm/better-sqlite");
+    const { MikroORM } = loadPackage("@mikro-orm/better-sqlite") as typeof import("@mikro-orm/better-sqlite");
     const orm = await MikroORM.init((await ormOptions(target)) as never);
     // WAL lets the session store's reader run beside writers (synchronous stays SQLite's default, FULL: a commit is on disk).
     await orm.em.getConnection().execute("pragma journal_mode = wal");
     await orm.em.getConnection().execute("pragma busy_timeout = 5000");
     return orm as unknown as MikroORM;
   }
-  const { MikroORM } = await import("@mikro-orm/postgresql");
+  const { MikroORM } = loadPackage("@mikro-orm/postgresql") as typeof import("@mikro-orm/postgresql");
   const orm = (await MikroORM.init((await ormOptions(target)) as never)) as unknown as MikroORM;
   // MikroORM connects lazily and only logs a failure: one round trip now, so a server that is
   // down, a database that does not exist or a refused login fails here with the driver's error.
@@ -138,8 +139,8 @@ export async function hasPendingMigrations(orm: MikroORM): Promise<boolean> {
 export async function migrateUp(orm: MikroORM): Promise<string[]> {
   if (!(await hasPendingMigrations(orm))) return [];
   const target = targetOf(orm);
-  const [{ Migrator }, { withMigrationLock }, list] = await Promise.all([
-    import("@mikro-orm/migrations"),
+  const { Migrator } = loadPackage("@mikro-orm/migrations") as typeof import("@mikro-orm/migrations");
+  const [{ withMigrationLock }, list] = await Promise.all([
     import("./migration-lock.ts"),
     migrationsList(target.dialect),
   ]);

@@ -1,4 +1,5 @@
-import { FlushMode, type EntityManager } from "@mikro-orm/core";
+import { FlushMode } from "./mikro-orm.ts";
+import type { EntityManager } from "@mikro-orm/core";
 
 /**
  * Database transactions without AsyncLocalStorage (issue 14 lever 3). MikroORM's

@@ -1,4 +1,4 @@
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { UniqueConstraintViolationException } from "./mikro-orm.ts";
 import { AuthError } from "../errors.ts";
 
 /**

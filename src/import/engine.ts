@@ -1,4 +1,5 @@
-import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/core";
+import { UniqueConstraintViolationException } from "../db/mikro-orm.ts";
+import type { EntityManager } from "@mikro-orm/core";
 import { BetterAuthImport } from "../db/entities/index.ts";
 import { inTransaction } from "../db/transaction.ts";
 import { rowId } from "./convert.ts";

@@ -1,4 +1,4 @@
-import { DriverException } from "@mikro-orm/core";
+import { DriverException } from "../db/mikro-orm.ts";
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { AuthError } from "../errors.ts";

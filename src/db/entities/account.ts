@@ -1,4 +1,5 @@
-import { defineEntity, type InferEntity } from "@mikro-orm/core";
+import { defineEntity } from "../mikro-orm.ts";
+import type { InferEntity } from "@mikro-orm/core";
 import { User } from "./user.ts";
 
 export const Account = defineEntity({

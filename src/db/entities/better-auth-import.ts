@@ -1,4 +1,5 @@
-import { defineEntity, type InferEntity } from "@mikro-orm/core";
+import { defineEntity } from "../mikro-orm.ts";
+import type { InferEntity } from "@mikro-orm/core";
 
 /**
  * The ledger of `portcullis import better-auth` (src/import/): one row per better-auth row it

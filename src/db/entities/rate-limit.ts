@@ -1,4 +1,5 @@
-import { defineEntity, type InferEntity } from "@mikro-orm/core";
+import { defineEntity } from "../mikro-orm.ts";
+import type { InferEntity } from "@mikro-orm/core";
 
 /**
  * Rate-limit counters of the database store (`rateLimit.storage: "database"`), in the layout

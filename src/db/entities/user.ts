@@ -1,4 +1,5 @@
-import { defineEntity, type InferEntity } from "@mikro-orm/core";
+import { defineEntity } from "../mikro-orm.ts";
+import type { InferEntity } from "@mikro-orm/core";
 
 /**
  * Admin list-users (modules/admin/list-users.service.ts) at scale: one (column, id) index per

@@ -1,4 +1,5 @@
-import { defineEntity, type InferEntity } from "@mikro-orm/core";
+import { defineEntity } from "../mikro-orm.ts";
+import type { InferEntity } from "@mikro-orm/core";
 
 /** Single-use records (email verification, password reset, OAuth state) keyed by a token digest. */
 export const Verification = defineEntity({

@@ -1,4 +1,5 @@
-import { raw, type EntityManager, type FilterQuery } from "@mikro-orm/core";
+import { raw } from "../../db/mikro-orm.ts";
+import type { EntityManager, FilterQuery } from "@mikro-orm/core";
 // Type only: the SQL entity manager both drivers (better-sqlite, postgresql) are built on.
 import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { App } from "../../app.ts";

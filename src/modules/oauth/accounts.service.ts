@@ -1,4 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/core";
+import { LockMode } from "../../db/mikro-orm.ts";
+import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { Account, User, type IAccount } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { ForeignKeyConstraintViolationException, LockMode, UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/core";
+import { ForeignKeyConstraintViolationException, LockMode, UniqueConstraintViolationException } from "../../db/mikro-orm.ts";
+import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { Passkey, User } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";

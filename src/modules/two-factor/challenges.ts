@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { raw, type EntityManager } from "@mikro-orm/core";
+import { raw } from "../../db/mikro-orm.ts";
+import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { TwoFactorChallenge } from "../../db/entities/index.ts";

@@ -1,5 +1,6 @@
 import { randomInt } from "node:crypto";
-import { raw, type EntityManager } from "@mikro-orm/core";
+import { raw } from "../../db/mikro-orm.ts";
+import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { keyedDigest, keyedDigestMatches } from "../../crypto/signing.ts";
 import { TwoFactor, TwoFactorBackupCode, User } from "../../db/entities/index.ts";
