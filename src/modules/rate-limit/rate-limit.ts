@@ -3,7 +3,7 @@ import type DatabaseType from "better-sqlite3";
 import type PgType from "pg";
 import type { Logger } from "pino";
 import type { Redis as RedisType } from "ioredis";
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { loadLimiter, RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "./limiters.ts";
 import { loadPackage } from "../../load.ts";
 import { DEFAULT_RATE_LIMIT_RULES, type ResolvedConfig } from "../../config/index.ts";
 import type { DatabaseTarget } from "../../db/orm.ts";
@@ -113,7 +113,7 @@ export interface Store {
  */
 export function redisStore(url: string, logger: Logger): Store {
   const { Redis } = loadPackage("ioredis") as { Redis: typeof RedisType };
-  const { RateLimiterRedis } = loadPackage("rate-limiter-flexible") as typeof import("rate-limiter-flexible");
+  const RateLimiterRedis = loadLimiter("RateLimiterRedis");
   const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: STORE_TIMEOUT_MS });
   let lastReport = 0;
   client.on("error", (err) => {
@@ -135,7 +135,7 @@ export function databaseStore(target: DatabaseTarget, logger: Logger): Store {
   const common = { tableName: RATE_LIMIT_TABLE, tableCreated: true, clearExpiredByTimeout: false };
   if (target.dialect === "postgresql") {
     const pg = loadPackage("pg") as typeof PgType;
-    const { RateLimiterPostgres } = loadPackage("rate-limiter-flexible") as typeof import("rate-limiter-flexible");
+    const RateLimiterPostgres = loadLimiter("RateLimiterPostgres");
     const pool = new pg.Pool({ connectionString: target.location, max: 4 });
     // An idle client that loses its connection must not crash the process; the next query reconnects.
     pool.on("error", (err) => logger.warn({ err }, "rate limit store connection lost"));
@@ -148,7 +148,7 @@ export function databaseStore(target: DatabaseTarget, logger: Logger): Store {
   // A connection of its own, like the session store: WAL, and never a synchronous wait on a
   // lock (that would block the event loop while MikroORM's writer needs it to commit).
   const Database = loadPackage("better-sqlite3") as typeof DatabaseType;
-  const { RateLimiterSQLite } = loadPackage("rate-limiter-flexible") as typeof import("rate-limiter-flexible");
+  const RateLimiterSQLite = loadLimiter("RateLimiterSQLite");
   const db = new Database(target.location);
   db.pragma("journal_mode = wal");
   db.pragma("busy_timeout = 0");
