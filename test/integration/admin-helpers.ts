@@ -59,3 +59,28 @@ export function expectError(res: Reply, status: number, code: string): void {
   expect(res.body.code, res.text).toBe(code);
   expect(typeof res.body.message).toBe("string");
 }
+
+/** The SQL statements the service runs while `fn` runs, with their parameters inlined (what the database receives). */
+export async function captureSql<T>(server: TestServer, fn: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+  const { orm } = server.portcullis.app;
+  const statements: string[] = [];
+  orm.config.set("onQuery", (sql: string, params: unknown[]) => {
+    statements.push(orm.em.getPlatform().formatQuery(sql, params as never[]));
+    return sql;
+  });
+  try {
+    return { result: await fn(), statements };
+  } finally {
+    orm.config.set("onQuery", (sql: string) => sql);
+  }
+}
+
+/** One list-users page as `token` (an admin), which must answer 200. */
+export async function listUsersPage<R = { id: string }>(server: TestServer, token: string, query: Record<string, string | number>) {
+  const res = await adminGet(server, "list-users", query, token);
+  expect(res.status, res.text).toBe(200);
+  return res.body as { users: R[]; total: number; limit: number; offset: number };
+}
+
+/** The ids of a page's users, in order. */
+export const idsOf = (users: { id: string }[]) => users.map((u) => u.id);

@@ -6,7 +6,7 @@ import { MAX_AGE_MS } from "../../src/modules/admin/list-users.totals.ts";
 import { DAY, SECOND } from "../harness/clock.ts";
 import { testDialect } from "../harness/database.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
-import { adminGet, adminPost, bootstrapAdmin, type SignedInUser } from "./admin-helpers.ts";
+import { adminPost, bootstrapAdmin, captureSql, idsOf, listUsersPage, type SignedInUser } from "./admin-helpers.ts";
 
 /**
  * list-users pages deep inside a large list start from keyset anchors (list-users.anchors.ts):
@@ -32,26 +32,13 @@ let admin: SignedInUser;
 /** Every user, in the default order (createdAt, id): the seeded ones, then the admin. */
 let all: Row[] = [];
 
-async function capture<T>(fn: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
-  const { orm } = server.portcullis.app;
-  const statements: string[] = [];
-  orm.config.set("onQuery", (sql: string) => (statements.push(sql), sql));
-  try {
-    return { result: await fn(), statements };
-  } finally {
-    orm.config.set("onQuery", (sql: string) => sql);
-  }
-}
+const capture = <T>(fn: () => Promise<T>) => captureSql(server, fn);
 
 type Query = Record<string, string | number>;
-async function list(query: Query) {
-  const res = await adminGet(server, "list-users", query, admin.token);
-  expect(res.status, res.text).toBe(200);
-  return res.body as { users: Row[]; total: number };
-}
-const ids = (users: { id: string }[]) => users.map((u) => u.id);
+const list = (query: Query) => listUsersPage<Row>(server, admin.token, query);
+const ids = idsOf;
 /** The statement of an anchored page: the order's columns compared with the anchor user's. */
-const anchored = (statements: string[]) => statements.some((s) => /\) (>=|<=) \(select .+ from users a where a\.id = /.test(s));
+const anchored = (statements: string[]) => statements.some((s) => /\) (>=|<=) \(select .+ from users a where a\.id = '/.test(s));
 
 /** Asks for the page until it is read from an anchor (built in the background by the first ask), then returns it. */
 async function anchoredPage(query: Query) {

@@ -5,7 +5,7 @@ import { FRESH_MS, MAX_AGE_MS } from "../../src/modules/admin/list-users.totals.
 import { DAY, SECOND } from "../harness/clock.ts";
 import { testDialect } from "../harness/database.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
-import { adminGet, adminPost, bootstrapAdmin, type SignedInUser } from "./admin-helpers.ts";
+import { adminPost, bootstrapAdmin, captureSql, idsOf, listUsersPage, type SignedInUser } from "./admin-helpers.ts";
 
 /**
  * Admin list-users over 20,000 users (issue 14, lever 6): deep offsets, the nearer-end read,
@@ -29,20 +29,8 @@ let admin: SignedInUser;
 /** Every user in the database, in the default order (createdAt, id): the seeded ones, then the admin. */
 const all: Row[] = [];
 
-/** Captures the SQL statements run while `fn` runs, with their parameters inlined. */
-async function capture<T>(fn: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
-  const { orm } = server.portcullis.app;
-  const statements: string[] = [];
-  orm.config.set("onQuery", (sql: string, params: unknown[]) => {
-    statements.push(orm.em.getPlatform().formatQuery(sql, params as never[]));
-    return sql;
-  });
-  try {
-    return { result: await fn(), statements };
-  } finally {
-    orm.config.set("onQuery", (sql: string) => sql);
-  }
-}
+/** The SQL statements run while `fn` runs, with their parameters inlined. */
+const capture = <T>(fn: () => Promise<T>) => captureSql(server, fn);
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -73,12 +61,8 @@ afterAll(async () => {
 });
 
 type Query = Record<string, string | number>;
-async function list(query: Query) {
-  const res = await adminGet(server, "list-users", query, admin.token);
-  expect(res.status, res.text).toBe(200);
-  return res.body as { users: Row[]; total: number; limit: number; offset: number };
-}
-const ids = (users: { id: string }[]) => users.map((u) => u.id);
+const list = (query: Query) => listUsersPage<Row>(server, admin.token, query);
+const ids = idsOf;
 const byNameDescIdDesc = (a: Row, b: Row) => (a.name === b.name ? (a.id < b.id ? 1 : -1) : a.name < b.name ? 1 : -1);
 
 describe(`list-users over ${N.toLocaleString("en")} users (${testDialect})`, () => {
