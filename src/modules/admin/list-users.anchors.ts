@@ -10,7 +10,7 @@ import type { App } from "../../app.ts";
  * then starts at the nearest anchor at or before its offset (a row-value comparison on the
  * order's columns, which the same index answers) and skips fewer than STRIDE entries.
  *
- * Anchors are built in the background by the first page that would skip more than
+ * Anchors are built in the background after the first page that would skip more than
  * ANCHORS_FROM entries (that page is read by offset, as before), reused while fresh, rebuilt in
  * the background once FRESH_MS old and dropped at MAX_AGE_MS, like the list's total
  * (list-users.totals.ts): a page addressed through them is the page of the list as it was a
@@ -33,11 +33,15 @@ interface Entry {
 
 export interface AnchorCache {
   /**
-   * The anchor at or before `offset` (its id and how far past it the page starts), or
-   * undefined: then `build` runs in the background (at most once at a time per key) and this
-   * page is read by offset.
+   * The anchor at or before `offset` (its id, and how far past it the page starts; `stale` once
+   * FRESH_MS old), or undefined (none, or older than MAX_AGE_MS): then read the page by offset.
    */
-  at(key: string, offset: number, build: () => Promise<string[]>): { id: string; skip: number } | undefined;
+  at(key: string, offset: number): { id: string; skip: number; stale: boolean } | undefined;
+  /**
+   * Builds (or rebuilds) a key's anchors in the background, at most one build per key at a
+   * time. Called after the page that asked has been read, so the build never slows that read.
+   */
+  build(key: string, build: () => Promise<string[]>): void;
   /** Forgets a key's anchors (one of them led nowhere: a user removed since they were built). */
   drop(key: string): void;
 }
@@ -45,36 +49,36 @@ export interface AnchorCache {
 function createAnchorCache(app: App): AnchorCache {
   const entries = new Map<string, Entry>();
   const building = new Set<string>();
-  const rebuild = (key: string, build: () => Promise<string[]>) => {
-    if (building.has(key)) return;
-    building.add(key);
-    const startedAtMs = app.clock.now().getTime();
-    build()
-      .then(
-        (anchors) => {
-          entries.delete(key);
-          entries.set(key, { anchors, builtAtMs: startedAtMs });
-          if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-        },
-        (err: unknown) => app.logger.warn({ err }, "list-users: building page anchors failed"),
-      )
-      .finally(() => building.delete(key));
-  };
   return {
-    at(key, offset, build) {
+    at(key, offset) {
       const entry = entries.get(key);
-      const ageMs = entry ? app.clock.now().getTime() - entry.builtAtMs : 0;
-      if (!entry || ageMs >= MAX_AGE_MS || ageMs < 0) {
+      if (!entry) return undefined;
+      const ageMs = app.clock.now().getTime() - entry.builtAtMs;
+      if (ageMs >= MAX_AGE_MS || ageMs < 0) {
         entries.delete(key);
-        rebuild(key, build);
         return undefined;
       }
+      // Most recently used last: the first key is the one to drop.
       entries.delete(key);
       entries.set(key, entry);
-      if (ageMs >= FRESH_MS) rebuild(key, build);
       const i = Math.min(Math.floor(offset / STRIDE), entry.anchors.length - 1);
       if (i < 0) return undefined;
-      return { id: entry.anchors[i]!, skip: offset - i * STRIDE };
+      return { id: entry.anchors[i]!, skip: offset - i * STRIDE, stale: ageMs >= FRESH_MS };
+    },
+    build(key, build) {
+      if (building.has(key)) return;
+      building.add(key);
+      const startedAtMs = app.clock.now().getTime();
+      build()
+        .then(
+          (anchors) => {
+            entries.delete(key);
+            entries.set(key, { anchors, builtAtMs: startedAtMs });
+            if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+          },
+          (err: unknown) => app.logger.warn({ err }, "list-users: building page anchors failed"),
+        )
+        .finally(() => building.delete(key));
     },
     drop(key) {
       entries.delete(key);

@@ -180,17 +180,28 @@ async function pageIds(app: App, em: EntityManager, key: string, where: Build, o
   if (total === undefined) return idsInOrder(em, where, order, limit, offset);
   if (offset >= total) return [];
   const fromEnd = Math.max(0, total - offset - limit);
-  if (Math.min(offset, fromEnd) > ANCHORS_FROM && !("username" in order[0]!)) {
-    const anchors = anchorCacheOf(app);
-    const anchorKey = `${key}|${JSON.stringify(order)}`;
-    const anchor = anchors.at(anchorKey, offset, () => buildAnchors(app.orm.em.fork(), where, order));
-    if (anchor) {
-      const ids = await idsInOrder(em, where, order, limit, anchor.skip, anchor.id);
-      // Far from the end, a page is full; short, its anchor was removed since: read by offset.
-      if (ids.length === limit) return ids;
+  if (Math.min(offset, fromEnd) <= ANCHORS_FROM || "username" in order[0]!) return idsByOffset(em, where, order, limit, offset, total, fromEnd);
+  const anchors = anchorCacheOf(app);
+  const anchorKey = `${key}|${JSON.stringify(order)}`;
+  const anchor = anchors.at(anchorKey, offset);
+  let ids: string[] | undefined;
+  let rebuild = !anchor || anchor.stale;
+  if (anchor) {
+    ids = await idsInOrder(em, where, order, limit, anchor.skip, anchor.id);
+    // Far from the end, a page is full; short, its anchor was removed since: read by offset.
+    if (ids.length !== limit) {
       anchors.drop(anchorKey);
+      [ids, rebuild] = [undefined, true];
     }
   }
+  ids ??= await idsByOffset(em, where, order, limit, offset, total, fromEnd);
+  // After this page's read: the scan never competes with the read that asked for it.
+  if (rebuild) anchors.build(anchorKey, () => buildAnchors(app.orm.em.fork(), where, order));
+  return ids;
+}
+
+/** The page by offset, counted from the nearer end of the list. */
+async function idsByOffset(em: EntityManager, where: Build, order: Order, limit: number, offset: number, total: number, fromEnd: number): Promise<string[]> {
   if (offset <= fromEnd) return idsInOrder(em, where, order, limit, offset);
   return (await idsInOrder(em, where, reverse(order), Math.min(limit, total - offset), fromEnd)).reverse();
 }
