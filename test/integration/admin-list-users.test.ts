@@ -176,6 +176,10 @@ describe("list-users", () => {
       { limit: 0 },
       { limit: -1 },
       { offset: "x" },
+      // A NUL character would cut the statement short on SQLite (found by the fuzz test).
+      { filterValue: "a\u0000b" },
+      { filterField: "name", filterOperator: "contains", filterValue: "\u0000" },
+      { searchValue: "a\u0000b" },
     ];
     for (const q of bad) expectError(await adminGet(server, "list-users", q, admin.token), 400, "VALIDATION_ERROR");
   });

@@ -130,8 +130,14 @@ export type UserField = (typeof USER_FIELDS)[number];
 export const FILTER_OPERATORS = ["eq", "ne", "lt", "lte", "gt", "gte", "in", "not_in", "contains", "starts_with", "ends_with"] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
+/**
+ * Text that reaches list-users' SQL: MikroORM inlines values into the statement it sends, and
+ * SQLite's parser stops at a NUL character (a cut statement, a 500). No email or name holds one.
+ */
+const sqlText = (max: number) => z.string().max(max).refine((v) => !v.includes("\u0000"), "must not contain NUL characters");
+
 export const listUsersInput = z.object({
-  searchValue: z.string().max(256).optional(),
+  searchValue: sqlText(256).optional(),
   searchField: z.enum(["email", "name"]).optional(),
   searchOperator: z.enum(["contains", "starts_with", "ends_with"]).optional(),
   ...page,
@@ -140,10 +146,10 @@ export const listUsersInput = z.object({
   filterField: z.enum(USER_FIELDS).optional(),
   filterValue: z
     .union([
-      z.string().max(1024),
+      sqlText(1024),
       z.number(),
       z.boolean(),
-      z.array(z.union([z.string().max(1024), z.number()])).max(100),
+      z.array(z.union([sqlText(1024), z.number()])).max(100),
     ])
     .optional(),
   filterOperator: z.enum(FILTER_OPERATORS).optional(),
