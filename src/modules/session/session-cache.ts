@@ -1,15 +1,28 @@
 import type { SessionWithUser } from "../../db/session-store/index.ts";
-import { publicSession, publicUser, type PublicSession, type PublicUser } from "./session.serialize.ts";
+import { sessionBody, sessionJson, type SessionBody } from "./session.serialize.ts";
 
-export interface SessionEntry {
-  value: SessionWithUser;
-  /** The get-session body; `session.token` echoes the presented token (CONTRACT.md §2). */
-  body: { session: PublicSession & { token: string }; user: PublicUser };
-  /** `body` serialized once per entry: what the REST bridge writes for a get-session answer. */
-  json: string;
+/** A resolved session and its get-session answer, serialized once (an uncached check builds one per request). */
+export class SessionEntry {
+  /** `body` serialized: what the REST bridge writes for a get-session answer. */
+  readonly json: string;
   /** Its length in bytes (the content-length). */
-  bytes: number;
-  cachedAtMs: number;
+  readonly bytes: number;
+  private built: SessionBody | undefined;
+
+  constructor(
+    readonly value: SessionWithUser,
+    /** The presented token, echoed as `session.token` (CONTRACT.md §2); in memory only, like the request that carried it. */
+    private readonly token: string,
+    readonly cachedAtMs: number,
+  ) {
+    this.json = sessionJson(value, token);
+    this.bytes = Buffer.byteLength(this.json);
+  }
+
+  /** The get-session body as an object, for the tRPC procedures; built on first use (the REST bridge writes `json`). */
+  get body(): SessionBody {
+    return (this.built ??= sessionBody(this.value, this.token));
+  }
 }
 
 /** An eviction as other instances (workers, processes) hear of it: token digests, user ids, or everything. */
@@ -92,9 +105,7 @@ export class SessionCache {
    * only, like the request that carried it).
    */
   set(digest: string, value: SessionWithUser, nowMs: number, token: string, generation = this.gen): SessionEntry {
-    const body = { session: { ...publicSession(value.session), token }, user: publicUser(value.user) };
-    const json = JSON.stringify(body);
-    const entry: SessionEntry = { value, body, json, bytes: Buffer.byteLength(json), cachedAtMs: nowMs };
+    const entry = new SessionEntry(value, token, nowMs);
     if (!this.enabled || generation !== this.gen) return entry;
     this.dropDigest(digest);
     while (this.byDigest.size >= this.maxEntries) {
