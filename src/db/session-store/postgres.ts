@@ -36,13 +36,13 @@ export function createPostgresSessionStore(url: string, logger?: Logger): Sessio
   return {
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async findByTokenHash(tokenHash: string): Promise<SessionWithUser | null> {
-      const res = await pool.query({ name: "portcullis_session_lookup", text: lookupText, values: [tokenHash] });
-      const row = res.rows[0] as Record<string, unknown> | undefined;
+      const res = await pool.query({ name: "portcullis_session_lookup", text: lookupText, values: [tokenHash], rowMode: "array" });
+      const row = res.rows[0] as unknown[] | undefined;
       return row ? mapRow(row, date, bool) : null;
     },
     async findCredential(field, value) {
-      const res = await pool.query({ name: `portcullis_credential_${field}`, text: credentialSql(field, "$1"), values: [value] });
-      const row = res.rows[0] as Record<string, unknown> | undefined;
+      const res = await pool.query({ name: `portcullis_credential_${field}`, text: credentialSql(field, "$1"), values: [value], rowMode: "array" });
+      const row = res.rows[0] as unknown[] | undefined;
       return row ? mapCredential(row, date, bool) : null;
     },
     async extend(sessionId, expiresAt, now) {

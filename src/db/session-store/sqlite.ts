@@ -73,21 +73,21 @@ export function createSqliteSessionStore(file: string): SessionStore {
   db.pragma("busy_timeout = 0");
   const lookup = db.prepare(
     `SELECT ${SESSION_COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?`,
-  );
+  ).raw(true);
   const credential = {
-    email: db.prepare(credentialSql("email", "?")),
-    username: db.prepare(credentialSql("username", "?")),
+    email: db.prepare(credentialSql("email", "?")).raw(true),
+    username: db.prepare(credentialSql("username", "?")).raw(true),
   };
   const date = (v: unknown) => new Date(v as number);
   const bool = (v: unknown) => v === 1 || v === true;
 
   return {
     findByTokenHash(tokenHash: string): SessionWithUser | null {
-      const row = lookup.get(tokenHash) as Record<string, unknown> | undefined;
+      const row = lookup.get(tokenHash) as unknown[] | undefined;
       return row ? mapRow(row, date, bool) : null;
     },
     async findCredential(field, value) {
-      const row = credential[field].get(value) as Record<string, unknown> | undefined;
+      const row = credential[field].get(value) as unknown[] | undefined;
       return row ? mapCredential(row, date, bool) : null;
     },
     // Rare (once per updateAge per session): the ORM's connection, so it never commits between

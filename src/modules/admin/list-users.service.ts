@@ -251,7 +251,8 @@ async function usersById(em: EntityManager, ids: string[]): Promise<Map<string, 
   if (ids.length === 0) return new Map();
   const sql = `select ${USER_COLUMNS} from users u where u.id in (${ids.map(() => "?").join(", ")})`;
   const rows: Record<string, unknown>[] = await em.getConnection().execute(sql, ids);
-  return new Map(rows.map((r) => [r.u_id as string, mapUser(r, anyDate, anyBool)]));
+  // Each row's values in select order (the drivers build row objects column by column).
+  return new Map(rows.map((r) => [r.u_id as string, mapUser(Object.values(r), 0, anyDate, anyBool)]));
 }
 
 /**
