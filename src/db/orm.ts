@@ -93,8 +93,13 @@ async function openOrmUnchecked(target: DatabaseTarget): Promise<MikroORM> {
     mkdirSync(dirname(target.location), { recursive: true });
     const { MikroORM } = loadPackage("@mikro-orm/better-sqlite") as typeof import("@mikro-orm/better-sqlite");
     const orm = await MikroORM.init((await ormOptions(target)) as never);
-    // WAL lets the session store's reader run beside writers (synchronous stays SQLite's default, FULL: a commit is on disk).
+    // WAL lets the session store's reader run beside writers. synchronous = FULL: a commit is on
+    // disk before it is answered, so a revocation, a ban or a password change survives a power
+    // cut. better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1 (NORMAL): without this a
+    // commit in WAL mode waited for the next checkpoint to reach the disk. Only writes that
+    // create a session or an account relax it, one statement at a time (session-store/sqlite.ts).
     await orm.em.getConnection().execute("pragma journal_mode = wal");
+    await orm.em.getConnection().execute("pragma synchronous = full");
     await orm.em.getConnection().execute("pragma busy_timeout = 5000");
     return orm as unknown as MikroORM;
   }
