@@ -17,7 +17,7 @@ export default defineConfig({
         test: { name: "integration", include: ["test/integration/**/*.test.ts", "test/browser/**/*.test.ts", "test/compat/**/*.test.ts", "src/**/*.test.ts"] },
       },
       {
-        // Real server processes (bin/portcullis.mjs serve): multi-instance, SIGKILL/SIGTERM.
+        // Real server processes (bin/portcullis.cjs serve): multi-instance, SIGKILL/SIGTERM.
         extends: true,
         test: { name: "process", include: ["test/process/**/*.test.ts"], testTimeout: 240_000, hookTimeout: 120_000 },
       },

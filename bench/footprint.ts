@@ -1,5 +1,5 @@
 /**
- * The compiled service as `npm start` runs it (its node flags, `bin/portcullis.mjs serve`, default
+ * The compiled service as `npm start` runs it (its node flags, `bin/portcullis.cjs serve`, default
  * config but rate limits off so the load is answered): start to first answer, resident memory
  * idle, and resident memory after BENCH_LOAD_SEC (default 60) of get-session and sign-in load.
  */
@@ -56,7 +56,7 @@ export async function start(dir: string, env: Record<string, string>): Promise<S
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [...startNodeFlags(), join(root, "bin/portcullis.mjs"), "serve", "--config", join(dir, "config.mjs")], {
+  const proc = spawn(process.execPath, [...startNodeFlags(), join(root, "bin/portcullis.cjs"), "serve", "--config", join(dir, "config.mjs")], {
     cwd: dir,
     env: { ...process.env, NODE_ENV: "development", PORT: String(port), HOST: "127.0.0.1", PUBLIC_URL: url, DATABASE_URL: `sqlite:${join(dir, "fp.db")}`, ...env },
     stdio: ["ignore", "ignore", "inherit"],

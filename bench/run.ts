@@ -4,7 +4,7 @@
  *   get-session (Bearer, cookie)   vs a bare node:http server answering a fixed JSON of the same size
  *   get-session, cache off         same, every check a database lookup (a second server child)
  *   sign-in/email                  vs raw argon2id verifies/s (same parameters, verifies in flight =
- *                                     libuv thread pool size)
+ *                                     the server's hash slots, one per core)
  *   sign-up/email                  vs raw argon2id hashes/s
  *   start, RSS                     the compiled service as `npm start` runs it (bench/footprint.ts)
  *
@@ -14,7 +14,7 @@
  *
  * Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 1), BENCH_CONNECTIONS
  * (default 10), BENCH_USERS (seeded users/sessions, default 2000), BENCH_ROUNDS (interleaved
- * repetitions, default 1; medians are reported), BENCH_ARGON2_CONCURRENCY (default: pool size),
+ * repetitions, default 1; medians are reported), BENCH_ARGON2_CONCURRENCY (default: the server's hash slots, one per core),
  * BENCH_SESSION_CACHE_TTL_MS (session cache TTL of the main server; default: the server's),
  * BENCH_LOAD_SEC (footprint load, default 60; 0 skips the footprint rows),
  * BENCH_WORKERS=N (`serve --workers N` vs one process), BENCH_MULTI=1 (three instances on one

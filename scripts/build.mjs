@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run build` / `prepare`: TypeScript to dist/ (ESM + .d.ts, tsconfig.build.json), only when a
-// source is newer than the last build. bin/portcullis.mjs calls ensureBuilt() too, so a checkout
+// source is newer than the last build. bin/portcullis.cjs calls ensureBuilt() too, so a checkout
 // whose sources moved (git pull) never starts stale code; an installed copy (no sources) skips it.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";

@@ -3,7 +3,7 @@ import { buildProgram, type CliRun } from "./cli/program.ts";
 import { describeStartupError } from "./cli/startup-errors.ts";
 
 /**
- * `portcullis <serve|migrate|create-admin>` (bin/portcullis.mjs runs the compiled copy). A failure
+ * `portcullis <serve|migrate|create-admin>` (bin/portcullis.cjs runs the compiled copy). A failure
  * is printed as one line per problem, without a stack, and exits 1 (cli/startup-errors.ts).
  */
 const run: CliRun = { sources: { env: process.env } };

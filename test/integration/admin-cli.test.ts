@@ -11,7 +11,7 @@ import { adminGet, adminPost, expectError, PASSWORD, signIn, signUp } from "./ad
 const ROOT = resolve(import.meta.dirname, "../..");
 
 /**
- * Runs the real CLI (bin/portcullis.mjs) against the test database. Its standard input is a
+ * Runs the real CLI (bin/portcullis.cjs) against the test database. Its standard input is a
  * pipe carrying `stdin` and then closed (create-admin reads a new admin's password from it).
  */
 function cli(
@@ -22,7 +22,7 @@ function cli(
   return new Promise((done) => {
     const child = execFile(
       process.execPath,
-      [resolve(ROOT, "bin/portcullis.mjs"), ...args],
+      [resolve(ROOT, "bin/portcullis.cjs"), ...args],
       { cwd: ROOT, env: { ...process.env, PORTCULLIS_ADMIN_PASSWORD: "", DATABASE_URL: databaseUrl, PORTCULLIS_CONFIG: "", ...opts.env }, timeout: 60_000 },
       (err, stdout, stderr) => done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

@@ -10,12 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, testDialect, type TestDatabase } from "../harness/database.ts";
 
 /**
- * `portcullis serve|migrate` as a real child process (bin/portcullis.mjs), with its config in a
+ * `portcullis serve|migrate` as a real child process (bin/portcullis.cjs), with its config in a
  * .mjs module outside the project and its database in a fresh test database.
  */
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const BIN = join(REPO, "bin", "portcullis.mjs");
+const BIN = join(REPO, "bin", "portcullis.cjs");
 const SECRET = "cli-test-secret-cli-test-secret-012345";
 
 let workDir: string;

@@ -5,12 +5,12 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * `portcullis <args>` (bin/portcullis.mjs, the compiled CLI) or `npm start` as child processes, with
+ * `portcullis <args>` (bin/portcullis.cjs, the compiled CLI) or `npm start` as child processes, with
  * an environment free of everything the CLI reads unless a test sets it.
  */
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-export const BIN = join(REPO, "bin", "portcullis.mjs");
+export const BIN = join(REPO, "bin", "portcullis.cjs");
 export const CLI_SECRET = "cli-process-secret-cli-process-secret-0123";
 
 const CLI_VARS = [
@@ -51,7 +51,7 @@ export function spawnRun(command: string, args: string[], options: SpawnOptions)
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-/** `node bin/portcullis.mjs <args>` in `cwd` (a temp directory by default) with `env` on a clean environment. */
+/** `node bin/portcullis.cjs <args>` in `cwd` (a temp directory by default) with `env` on a clean environment. */
 export function runCli(args: string[], env: Record<string, string> = {}, cwd = tmpdir()): Run {
   return spawnRun(process.execPath, [BIN, ...args], { cwd, env: cliEnv(env) });
 }

@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * Real server processes: `node bin/portcullis.mjs serve` as an operator runs it, configured by
+ * Real server processes: `node bin/portcullis.cjs serve` as an operator runs it, configured by
  * a config file and the environment (DATABASE_URL, PORT, HOST, AUTH_SECRET).
  */
 
@@ -56,12 +56,12 @@ export async function startServerProcess(opts: {
   config: string;
   env?: Record<string, string>;
   nodeArgs?: string[];
-  /** Another copy's CLI (an installed package's bin/portcullis.mjs), run from `cwd`; default this checkout's. */
+  /** Another copy's CLI (an installed package's bin/portcullis.cjs), run from `cwd`; default this checkout's. */
   bin?: string;
   cwd?: string;
 }): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.bin ?? join(ROOT, "bin/portcullis.mjs"), "serve", "--config", opts.config], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.bin ?? join(ROOT, "bin/portcullis.cjs"), "serve", "--config", opts.config], {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, DATABASE_URL: opts.databaseUrl, PORT: String(port), HOST: "127.0.0.1", AUTH_SECRET: SECRET, NODE_ENV: "production", ...opts.env },
     stdio: ["ignore", "pipe", "pipe"],

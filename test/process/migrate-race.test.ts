@@ -25,7 +25,7 @@ afterAll(async () => {
 
 function migrate(databaseUrl: string): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [join(ROOT, "bin/portcullis.mjs"), "migrate"], {
+    const child = spawn(process.execPath, [join(ROOT, "bin/portcullis.cjs"), "migrate"], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: databaseUrl, AUTH_SECRET: SECRET, PORTCULLIS_CONFIG: "" },
       stdio: ["ignore", "pipe", "pipe"],

@@ -17,7 +17,7 @@ import { configFile, killAll, SECRET, startServerProcess, type ServerProcess } f
  * Issue 14 lever 3: no AsyncLocalStorage in the serving process. On Node 20 the first
  * AsyncLocalStorage#run or #enterWith switches promise hooks on for the life of the process, and
  * every promise pays for them; MikroORM does it in em.transactional, em.flush and findAndCount.
- * The compiled service (bin/portcullis.mjs serve) runs under a probe loaded with `node --import`
+ * The compiled service (bin/portcullis.cjs serve) runs under a probe loaded with `node --import`
  * (async-context-probe.mjs) that records each activation with its stack; the flows below, over
  * real HTTP, take at least one path through every module family that writes (and the
  * migrations at start). Not one activation may show up.
@@ -69,7 +69,7 @@ async function step(name: string, flow: () => Promise<void>): Promise<void> {
 /** `portcullis create-admin` in its own process, as an operator makes the first admin. */
 function createAdmin(email: string): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, "bin/portcullis.mjs"), "create-admin", "--email", email, "--config", config.path], {
+    const child = spawn(process.execPath, [join(ROOT, "bin/portcullis.cjs"), "create-admin", "--email", email, "--config", config.path], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: db.url, AUTH_SECRET: SECRET, NODE_ENV: "production", PORTCULLIS_ADMIN_PASSWORD: PASSWORD },
       stdio: ["ignore", "pipe", "pipe"],

@@ -99,7 +99,7 @@ describe(`the packed package in another app (service on ${testDialect})`, () => 
   }, 30_000);
 
   it("ships compiled ESM, .d.ts, both dialects' migrations and the reference renderer; no sources, tests or bench", () => {
-    for (const entry of ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/client/index.js", "dist/src/client/index.d.ts", "dist/src/client/router.d.ts", "bin/portcullis.mjs", "scripts/build.mjs", "dist/vendor/scalar-api-reference.js"]) {
+    for (const entry of ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/client/index.js", "dist/src/client/index.d.ts", "dist/src/client/router.d.ts", "bin/portcullis.cjs", "scripts/build.mjs", "dist/vendor/scalar-api-reference.js"]) {
       expect(packed, entry).toContain(entry);
     }
     for (const dialect of ["sqlite", "postgresql"]) {
@@ -167,7 +167,7 @@ describe(`the packed package in another app (service on ${testDialect})`, () => 
       // The installed package serves: its CLI, its compiled migrations, no TypeScript anywhere.
       db = await createTestDatabase();
       config = configFile({ rateLimit: { enabled: false }, logLevel: "warn" });
-      const bin = join(app, "node_modules/portcullis/bin/portcullis.mjs");
+      const bin = join(app, "node_modules/portcullis/bin/portcullis.cjs");
       const env = { DATABASE_URL: db.url, AUTH_SECRET: SECRET, PORTCULLIS_ADMIN_PASSWORD: ADMIN_PASSWORD, NODE_ENV: "production" };
       const created = await run(process.execPath, [bin, "create-admin", "--email", admin, "--config", config.path], app, env);
       expect(created.code, created.stderr).toBe(0);
