@@ -1,10 +1,9 @@
 /**
  * Baseline: raw argon2id verifies (or hashes: BENCH_ARGON2_OP=hash) per second with the server's parameters, in its own process.
- * Keeps BENCH_ARGON2_CONCURRENCY verifies in flight (default: as many as the server hashes at once,
- * PORTCULLIS_HASH_THREADS or one per core, src/crypto/password.ts) for BENCH_DURATION seconds,
- * then prints one JSON line.
+ * Keeps BENCH_ARGON2_CONCURRENCY verifies in flight (default: the thread pool's size, one per core
+ * as the CLI sizes it; bench/lib.ts gives this process and the servers the same) for
+ * BENCH_DURATION seconds, then prints one JSON line.
  */
-import { availableParallelism } from "node:os";
 import { hash, verify } from "@node-rs/argon2";
 import { mainThreadCpuMicros } from "./probe.ts";
 
@@ -14,7 +13,7 @@ const PASSWORD = "bench-password-123";
 
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
 const threadPoolSize = Number(process.env.UV_THREADPOOL_SIZE) || 4;
-const concurrency = Number(process.env.BENCH_ARGON2_CONCURRENCY) || Number(process.env.PORTCULLIS_HASH_THREADS) || availableParallelism();
+const concurrency = Number(process.env.BENCH_ARGON2_CONCURRENCY) || threadPoolSize;
 const warmupSec = Number(process.env.BENCH_WARMUP ?? 1);
 /** BENCH_ARGON2_OP=hash: hashes (a fresh salt each, as sign-up does) instead of verifies. */
 const OP = process.env.BENCH_ARGON2_OP === "hash" ? "hash" : "verify";

@@ -5,7 +5,7 @@
 import autocannon, { type Options, type Result } from "autocannon";
 import { execFileSync, fork, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { createHistogram } from "node:perf_hooks";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -27,7 +27,8 @@ export const WARMUP = num("BENCH_WARMUP", 1);
 export const CONNECTIONS = num("BENCH_CONNECTIONS", 10);
 export const USERS = num("BENCH_USERS", 2000);
 export const ROUNDS = Math.max(1, num("BENCH_ROUNDS", 1));
-export const THREAD_POOL = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+/** libuv's pool in every child: as the CLI sizes it (bin/portcullis.cjs: one thread per core), or UV_THREADPOOL_SIZE. */
+export const THREAD_POOL = Number(process.env.UV_THREADPOOL_SIZE) || availableParallelism();
 /** BENCH_CPU_PROF=1: the Portcullis child writes a V8 .cpuprofile into PROFILE_DIR on exit. */
 export const PROFILE = process.env.BENCH_CPU_PROF === "1";
 export const PROFILE_DIR = join(tmpdir(), "portcullis-bench-profiles");
@@ -54,7 +55,7 @@ export function forkTs(file: string, env: Record<string, string>, profile = fals
   return fork(join(here, file), [], {
     cwd: root,
     execArgv: [...startNodeFlags(), "--import", "tsx", ...(profile ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
-    env: { ...process.env, ...env },
+    env: { ...process.env, UV_THREADPOOL_SIZE: String(THREAD_POOL), ...env },
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
 }

@@ -31,12 +31,13 @@ const MIN_UPTIME_MS = 5000;
 export async function runPrimary(workers: number, logger: Logger, migrate: () => Promise<void>): Promise<void> {
   await migrate();
   relayInvalidations();
-  // The workers share the cores: each hashes passwords on its share (src/crypto/password.ts).
-  const hashThreads = process.env.PORTCULLIS_HASH_THREADS || String(Math.max(1, Math.floor(availableParallelism() / workers)));
+  // The workers share the cores: each hashes passwords on its share of them (bin/portcullis.cjs
+  // sized this process's pool to all of them; an operator's own UV_THREADPOOL_SIZE is left alone).
+  const poolEnv = process.env.PORTCULLIS_AUTO_POOL === "1" ? { UV_THREADPOOL_SIZE: String(Math.max(1, Math.floor(availableParallelism() / workers))) } : {};
   let stopping = false;
   const started = new Map<Worker, number>();
   const fork = (index: number) => {
-    const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(index), PORTCULLIS_HASH_THREADS: hashThreads });
+    const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(index), ...poolEnv });
     started.set(worker, Date.now());
     worker.on("exit", (code, signal) => {
       const uptime = Date.now() - (started.get(worker) ?? 0);

@@ -1,5 +1,4 @@
 import { scrypt, timingSafeEqual } from "node:crypto";
-import { availableParallelism } from "node:os";
 import { hash, verify } from "@node-rs/argon2";
 
 /**
@@ -25,31 +24,23 @@ const SCRYPT_KEY_BYTES = 64;
 const SCRYPT_MAXMEM = 2 * 128 * SCRYPT_PARAMS.N * SCRYPT_PARAMS.r;
 
 /**
- * Password hashes (argon2id, and scrypt for imported credentials) in flight at once: one per
- * core this process may use, or PORTCULLIS_HASH_THREADS (bin/portcullis.cjs sets it; the
- * cluster primary divides the cores among its workers). The rest wait here, in order, not in
- * libuv's queue, where they would hold up file and DNS work. More at once than cores only thrash
- * the caches (4 verifies on 2 cores: 15% fewer per second) and hold 19 MiB each.
+ * Password hashes (argon2id, and scrypt for imported credentials) started and not finished:
+ * running on libuv's thread pool, one per thread, or queued for it. The CLI sizes that pool to
+ * the cores (bin/portcullis.cjs): more hashes at once than cores only thrash the caches and hold
+ * 19 MiB each. GET /metrics shows the count; a sign-in flood shows here first.
  */
-export const HASH_SLOTS = Math.max(1, Number(process.env.PORTCULLIS_HASH_THREADS) || availableParallelism());
-let hashing = 0;
-const queued: (() => void)[] = [];
+let inFlight = 0;
 
-/** Hashes running now (at most HASH_SLOTS) and waiting for a slot: GET /metrics, and a sign-in flood shows here first. */
-export function hashLoad(): { running: number; waiting: number } {
-  return { running: hashing, waiting: queued.length };
+export function hashesInFlight(): number {
+  return inFlight;
 }
 
-async function inSlot<T>(run: () => Promise<T>): Promise<T> {
-  if (hashing < HASH_SLOTS) hashing++;
-  else await new Promise<void>((resolve) => queued.push(resolve));
+async function counted<T>(run: () => Promise<T>): Promise<T> {
+  inFlight++;
   try {
     return await run();
   } finally {
-    // The slot passes straight to the next in line, or is freed.
-    const next = queued.shift();
-    if (next) next();
-    else hashing--;
+    inFlight--;
   }
 }
 
@@ -59,7 +50,7 @@ export function normalizePassword(password: string): string {
 }
 
 export function hashPassword(password: string): Promise<string> {
-  return inSlot(() => hash(normalizePassword(password), OPTIONS));
+  return counted(() => hash(normalizePassword(password), OPTIONS));
 }
 
 /** True for better-auth's scrypt format (an imported, not yet upgraded credential). */
@@ -89,8 +80,8 @@ async function verifyBetterAuthScrypt(passwordHash: string, password: string): P
 /** argon2id (ours), or better-auth's scrypt for imported credentials; false for anything else. */
 export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
   try {
-    if (isBetterAuthHash(passwordHash)) return await inSlot(() => verifyBetterAuthScrypt(passwordHash, password));
-    return await inSlot(() => verify(passwordHash, normalizePassword(password)));
+    if (isBetterAuthHash(passwordHash)) return await counted(() => verifyBetterAuthScrypt(passwordHash, password));
+    return await counted(() => verify(passwordHash, normalizePassword(password)));
   } catch {
     return false;
   }

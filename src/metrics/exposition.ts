@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Registry } from "prom-client";
 import type { App } from "../app.ts";
-import { hashLoad } from "../crypto/password.ts";
+import { hashesInFlight } from "../crypto/password.ts";
 import { LATENCY_BOUNDS_MS, type Metrics } from "./counters.ts";
 
 /**
@@ -117,13 +117,7 @@ function createRegistry(app: App, metrics: Metrics): Registry {
     read("portcullis_session_cache_entries", "Sessions held in the in-process cache", "gauge", () => [{ value: cache.size, labels: {} }]),
     read("portcullis_mail_sent_total", "Mails handed to SMTP (or the configured sender)", "counter", () => [{ value: metrics.mailSent, labels: {} }]),
     read("portcullis_mail_failures_total", "Mails that could not be sent", "counter", () => [{ value: metrics.mailFailed, labels: {} }]),
-    read("portcullis_password_hashes", "Password hashes and verifies by state: running (at most one per core) and waiting for a slot", "gauge", () => {
-      const load = hashLoad();
-      return [
-        { value: load.running, labels: { state: "running" } },
-        { value: load.waiting, labels: { state: "waiting" } },
-      ];
-    }),
+    read("portcullis_password_hashes_in_flight", "Password hashes and verifies started and not finished: running on the thread pool (one per core) or queued for it", "gauge", () => [{ value: hashesInFlight(), labels: {} }]),
     read("portcullis_db_pool_connections", "Database connections by pool (orm, session_store) and state (used, idle, waiting: requests queued for one)", "gauge", () => poolSamples(app)),
   ];
   for (const metric of all) registry.registerMetric(metric as never);
