@@ -27,9 +27,9 @@ interface WriterStatements {
  * The ORM's connection commits with synchronous = FULL (db/orm.ts): on disk before the answer.
  * The writes here only create (a session, an account) or extend a session: one lost to a power
  * cut is a sign-in to do again, never a revocation undone. They commit with NORMAL, which in WAL
- * mode skips the commit's fsync on the event loop (sign-in and sign-up were 0.89x raw argon2;
- * the target is 0.9x). WAL frames reach the disk in order, so the next FULL commit syncs these
- * with it.
+ * mode keeps the commit's fsync off the event loop on the two hottest writes (sign-in and
+ * sign-up ran at 0.88-0.90x raw argon2 before FULL existed; the target is 0.9x). WAL frames
+ * reach the disk in order, so the next FULL commit syncs these with it.
  */
 function relaxedWrites(connection: Database.Database): WriterStatements["relaxed"] {
   const normal = connection.prepare("PRAGMA synchronous = NORMAL");
