@@ -4,9 +4,9 @@
 // and after a minute of load ~140 -> ~120 MiB, at no measurable cost in throughput (issue 14; the
 // bench's footprint rows). --heap-growing-percent=30: the old generation may grow 1.3x its live
 // size before the next full collection, where V8 allows up to 4x on a machine with this much
-// memory: under the bench's load (sign-ins keep objects alive past the young generation) RSS
-// after a minute was 187-204 MiB, with it 142-178, at no cost in throughput measured. `npm start`
-// passes the same flags; V8 takes them only on the command line.
+// memory: after a minute of the bench's load V8's pages held 35 MiB with it, 48 without (RSS 133
+// against 144-151 MiB), at no cost in throughput measured. `npm start` passes the same flags; V8
+// takes them only on the command line.
 //
 // CommonJS on purpose: libuv fixes its thread pool's size the first time it uses it, and node
 // reads an ES module entry through that pool. Password hashes run there: one thread per core

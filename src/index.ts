@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { Server as NetServer, type AddressInfo } from "node:net";
 import type { MikroORM } from "@mikro-orm/core";
-import { pino, type Logger } from "pino";
+import type { Logger } from "pino";
+import { createLogger } from "./logger.ts";
 import { createHttpServer, createRequestHandler } from "../rest-bridge/server.ts";
 import type { App } from "./app.ts";
 import { ConfigError, configuredSecrets, resolveConfig, type PortcullisConfig } from "./config/index.ts";
@@ -98,7 +99,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
   if (configured.length === 0 && process.env.NODE_ENV === "production") {
     throw new ConfigError("Invalid Portcullis config:\n  secret: AUTH_SECRET is required when NODE_ENV=production");
   }
-  const logger = options.logger ?? pino({ level: config.logLevel, redact: ["req.headers.authorization", "req.headers.cookie"] });
+  const logger = options.logger ?? createLogger(config.logLevel);
   // How mail leaves, said once; SMTP checked (production: a failure stops the start), before anything is opened.
   await checkMailSetup(config, logger);
   const target = parseDatabaseUrl(config.databaseUrl);

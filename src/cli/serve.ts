@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import cluster from "node:cluster";
 import type { MikroORM } from "@mikro-orm/core";
-import { pino, type Logger } from "pino";
+import type { Logger } from "pino";
+import { createLogger } from "../logger.ts";
 import { parseWorkers, runPrimary, workerIndex } from "../cluster.ts";
 import { configuredSecrets, resolveConfig, type PortcullisConfig, type ResolvedConfig } from "../config/index.ts";
 import { hasPendingMigrations, migrateUp, openOrm, parseDatabaseUrl } from "../db/orm.ts";
@@ -122,7 +123,7 @@ export async function serve(opts: { config?: string; workers?: string }, sources
   const { input, config } = await serveConfig(sources);
   const workers = parseWorkers(opts.workers ?? sources.env.PORTCULLIS_WORKERS);
   if (workers > 1 && cluster.isPrimary) {
-    const logger = pino({ level: config.logLevel });
+    const logger = createLogger(config.logLevel);
     await runPrimary(workers, logger, async () => {
       const orm = await openOrm(parseDatabaseUrl(config.databaseUrl));
       try {
@@ -144,7 +145,7 @@ export async function serve(opts: { config?: string; workers?: string }, sources
   const portcullis = await createPortcullis(
     input,
     index === null
-      ? { migrate: (orm) => migrateFirst(orm, config, sources, opts.config, pino({ level: config.logLevel })) }
+      ? { migrate: (orm) => migrateFirst(orm, config, sources, opts.config, createLogger(config.logLevel)) }
       : { migrate: false, sweep: index === 0, clusterWorker: true },
   );
   let url: string;
