@@ -5,8 +5,9 @@ import type { Logger } from "pino";
 import { createLogger } from "../logger.ts";
 import { parseWorkers, runPrimary, workerIndex } from "../cluster.ts";
 import { configuredSecrets, resolveConfig, type PortcullisConfig, type ResolvedConfig } from "../config/index.ts";
-import { hasPendingMigrations, migrateUp, openOrm, parseDatabaseUrl } from "../db/orm.ts";
-import { createPortcullis, type Portcullis } from "../index.ts";
+import { parseDatabaseUrl } from "../db/target.ts";
+import type { Portcullis } from "../index.ts";
+import { pendingBeforeLoad } from "./early-migrate.ts";
 import { withDevSecret } from "./dev-secret.ts";
 import { loadConfig } from "./load-config.ts";
 import type { ConfigSources } from "./sources.ts";
@@ -68,6 +69,7 @@ async function runMigrateProcess(configFlag: string | undefined, logger: Logger)
  * the migrations code (issue 14 lever 2); meanwhile the port answers liveness 200 and readiness 503.
  */
 async function migrateFirst(orm: MikroORM, config: ResolvedConfig, sources: ConfigSources, configFlag: string | undefined, logger: Logger) {
+  const { hasPendingMigrations } = await import("../db/orm.ts");
   if (!(await hasPendingMigrations(orm))) return;
   const responder = await listenOr(config, sources, () => startStartupResponder(config));
   try {
@@ -75,6 +77,21 @@ async function migrateFirst(orm: MikroORM, config: ResolvedConfig, sources: Conf
   } finally {
     await responder.close();
   }
+}
+
+/**
+ * The same, started before this process loads the service's modules (MikroORM and the rest, which
+ * the migrate process loads too): when the bare driver already tells that a migration is pending
+ * (always on a newcomer's first start), the two processes load side by side. `done` settles when
+ * the migrate process has ended and the start-up responder has let go of the port; null when
+ * nothing is pending or the database did not answer (migrateFirst decides then, after opening it).
+ */
+async function migrateEarly(config: ResolvedConfig, sources: ConfigSources, configFlag: string | undefined): Promise<{ done: Promise<void> } | null> {
+  if ((await pendingBeforeLoad(parseDatabaseUrl(config.databaseUrl))) !== true) return null;
+  const responder = await listenOr(config, sources, () => startStartupResponder(config));
+  const done = runMigrateProcess(configFlag, createLogger(config.logLevel)).finally(() => responder.close());
+  done.catch(() => undefined); // awaited once the modules are loaded: not an unhandled rejection meanwhile
+  return { done };
 }
 
 /** What an operator needs to see at start: where it listens, its public URL, each provider's redirect URI. */
@@ -123,6 +140,7 @@ export async function serve(opts: { config?: string; workers?: string }, sources
   const { input, config } = await serveConfig(sources);
   const workers = parseWorkers(opts.workers ?? sources.env.PORTCULLIS_WORKERS);
   if (workers > 1 && cluster.isPrimary) {
+    const { hasPendingMigrations, migrateUp, openOrm } = await import("../db/orm.ts");
     const logger = createLogger(config.logLevel);
     await runPrimary(workers, logger, async () => {
       const orm = await openOrm(parseDatabaseUrl(config.databaseUrl));
@@ -142,6 +160,9 @@ export async function serve(opts: { config?: string; workers?: string }, sources
     return;
   }
   const index = workerIndex();
+  const early = index === null ? await migrateEarly(config, sources, opts.config) : null;
+  const { createPortcullis } = await import("../index.ts");
+  await early?.done;
   const portcullis = await createPortcullis(
     input,
     index === null

@@ -1,5 +1,5 @@
 import { ConfigError, type ConfigIssue } from "../config/index.ts";
-import { DatabaseUnavailableError, type DatabaseTarget } from "../db/orm.ts";
+import { DatabaseUnavailableError, type DatabaseTarget } from "../db/target.ts";
 import { originOf, redactUrl, whereToSet, type ConfigSources } from "./sources.ts";
 
 /**

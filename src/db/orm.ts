@@ -1,26 +1,11 @@
-import { mkdirSync, readdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { MikroORM, Options } from "@mikro-orm/core";
 import { loadPackage } from "../load.ts";
 import { entities } from "./entities/index.ts";
+import { DatabaseUnavailableError, migrationsRoot, shippedMigrations, type DatabaseTarget, type Dialect } from "./target.ts";
 
-export type Dialect = "sqlite" | "postgresql";
-
-export interface DatabaseTarget {
-  dialect: Dialect;
-  /** SQLite: absolute file path. PostgreSQL: connection URL. */
-  location: string;
-}
-
-const migrationsRoot = resolve(dirname(fileURLToPath(import.meta.url)), "migrations");
-
-export function parseDatabaseUrl(url: string): DatabaseTarget {
-  if (url.startsWith("sqlite:")) {
-    return { dialect: "sqlite", location: resolve(url.slice("sqlite:".length)) };
-  }
-  return { dialect: "postgresql", location: url };
-}
+export { DatabaseUnavailableError, parseDatabaseUrl, shippedMigrations, type DatabaseTarget, type Dialect } from "./target.ts";
 
 /**
  * MikroORM options for a target; also used by mikro-orm.config.ts (the CLI). Only the target's
@@ -59,25 +44,6 @@ export async function ormOptions(target: DatabaseTarget, opts: { withMigrations?
 async function migrationsList(dialect: Dialect) {
   const { postgresMigrations, sqliteMigrations } = await import("./migrations/index.ts");
   return dialect === "sqlite" ? sqliteMigrations : postgresMigrations;
-}
-
-/** The migrations shipped for a dialect, by name: the files of its folder (.ts in the sources, .js in dist/). */
-export function shippedMigrations(dialect: Dialect): string[] {
-  return readdirSync(resolve(migrationsRoot, dialect))
-    .filter((f) => /^Migration\w+\.(ts|js)$/.test(f) && !f.endsWith(".d.ts"))
-    .map((f) => f.replace(/\.(ts|js)$/, ""))
-    .sort();
-}
-
-/** The database could not be opened: unreachable, missing, refused, unwritable. `cause` is the driver's error. */
-export class DatabaseUnavailableError extends Error {
-  override name = "DatabaseUnavailableError";
-  constructor(
-    readonly target: DatabaseTarget,
-    override readonly cause: unknown,
-  ) {
-    super(`cannot open the ${target.dialect} database: ${cause instanceof Error ? cause.message : String(cause)}`);
-  }
 }
 
 export async function openOrm(target: DatabaseTarget): Promise<MikroORM> {

@@ -8,7 +8,8 @@ import { configFile, killAll, postJson, startServerProcess, type ServerProcess }
  * (`portcullis serve`), on a fresh database (migrations run in a `migrate` process of their
  * own) and again on the migrated one, with a sign-up served: no migrations code (umzug,
  * @mikro-orm/migrations), no other dialect's driver, no Redis client, no SMTP transport, no
- * WebAuthn, no undici, no jose.
+ * WebAuthn, no undici, no jose. On the fresh database the migrate process starts before the
+ * serving process loads MikroORM (cli/early-migrate.ts: the two load side by side).
  */
 
 const probe = join(import.meta.dirname, "module-probe.mjs");
@@ -51,6 +52,9 @@ describe(`the serving process on ${testDialect} loads only what runs`, () => {
       started.push(server);
       const up = await postJson(`${server.auth}/sign-up/email`, { name: "Lean", email: `lean.${Date.now()}.${round.length}@example.test`, password: "lean-password-1" });
       expect(up.status).toBe(200);
+      const migrateStarts = server.output().split("\n").filter((l) => l.startsWith("MIGRATE_STARTED "));
+      if (round === "fresh database") expect(migrateStarts.map((l) => JSON.parse(l.slice("MIGRATE_STARTED ".length)))).toEqual([{ mikroOrmLoaded: false }]);
+      else expect(migrateStarts).toEqual([]);
       const loaded = await loadedPackages(server);
       expect(loaded.has("@mikro-orm/core"), round).toBe(true); // the probe sees what it should
       for (const pkg of [...NEVER_WHEN_UNUSED, ...otherDriver]) expect(loaded.has(pkg), `${pkg} loaded (${round})`).toBe(false);
