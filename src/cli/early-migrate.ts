@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import type BetterSqlite3 from "better-sqlite3";
 import type PgType from "pg";
 import { loadPackage } from "../load.ts";
-import { shippedMigrations, type DatabaseTarget } from "../db/target.ts";
+import { missingMigration, type DatabaseTarget } from "../db/target.ts";
 
 /**
  * Whether a shipped migration is missing, asked with the bare driver before the service's modules
@@ -14,9 +14,7 @@ import { shippedMigrations, type DatabaseTarget } from "../db/target.ts";
 export async function pendingBeforeLoad(target: DatabaseTarget): Promise<boolean | undefined> {
   try {
     const applied = target.dialect === "sqlite" ? appliedSqlite(target.location) : await appliedPostgres(target.location);
-    if (applied === null) return true;
-    const done = new Set(applied.map((name) => name.replace(/\.(ts|js)$/, "")));
-    return shippedMigrations(target.dialect).some((name) => !done.has(name));
+    return applied === null || missingMigration(target.dialect, applied);
   } catch {
     return undefined;
   }

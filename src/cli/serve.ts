@@ -81,17 +81,15 @@ async function migrateFirst(orm: MikroORM, config: ResolvedConfig, sources: Conf
 
 /**
  * The same, started before this process loads the service's modules (MikroORM and the rest, which
- * the migrate process loads too): when the bare driver already tells that a migration is pending
- * (always on a newcomer's first start), the two processes load side by side. `done` settles when
- * the migrate process has ended and the start-up responder has let go of the port; null when
- * nothing is pending or the database did not answer (migrateFirst decides then, after opening it).
+ * the migrate process loads too), when the bare driver already told that a migration is pending
+ * (always on a newcomer's first start): the two processes load side by side. `done` settles when
+ * the migrate process has ended and the start-up responder has let go of the port.
  */
-async function migrateEarly(config: ResolvedConfig, sources: ConfigSources, configFlag: string | undefined): Promise<{ done: Promise<void> } | null> {
-  if ((await pendingBeforeLoad(parseDatabaseUrl(config.databaseUrl))) !== true) return null;
+async function migrateEarly(config: ResolvedConfig, sources: ConfigSources, configFlag: string | undefined): Promise<{ done: Promise<void> }> {
   const responder = await listenOr(config, sources, () => startStartupResponder(config));
   const done = runMigrateProcess(configFlag, createLogger(config.logLevel)).finally(() => responder.close());
   done.catch(() => undefined); // awaited once the modules are loaded: not an unhandled rejection meanwhile
-  return { done };
+  return { done }; // wrapped: an async function returning the promise itself would wait for it
 }
 
 /** What an operator needs to see at start: where it listens, its public URL, each provider's redirect URI. */
@@ -160,13 +158,16 @@ export async function serve(opts: { config?: string; workers?: string }, sources
     return;
   }
   const index = workerIndex();
-  const early = index === null ? await migrateEarly(config, sources, opts.config) : null;
+  // One process: asked once, before loading; only a database that did not answer is asked again
+  // by migrateFirst, once it is open (and names the problem if it still does not answer).
+  const pending = index === null ? await pendingBeforeLoad(parseDatabaseUrl(config.databaseUrl)) : false;
+  const early = pending === true ? await migrateEarly(config, sources, opts.config) : null;
   const { createPortcullis } = await import("../index.ts");
   await early?.done;
   const portcullis = await createPortcullis(
     input,
     index === null
-      ? { migrate: (orm) => migrateFirst(orm, config, sources, opts.config, createLogger(config.logLevel)) }
+      ? { migrate: pending === undefined ? (orm) => migrateFirst(orm, config, sources, opts.config, createLogger(config.logLevel)) : false }
       : { migrate: false, sweep: index === 0, clusterWorker: true },
   );
   let url: string;

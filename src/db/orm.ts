@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import type { MikroORM, Options } from "@mikro-orm/core";
 import { loadPackage } from "../load.ts";
 import { entities } from "./entities/index.ts";
-import { DatabaseUnavailableError, migrationsRoot, shippedMigrations, type DatabaseTarget, type Dialect } from "./target.ts";
+import { DatabaseUnavailableError, migrationsRoot, missingMigration, type DatabaseTarget, type Dialect } from "./target.ts";
 
 export { DatabaseUnavailableError, parseDatabaseUrl, shippedMigrations, type DatabaseTarget, type Dialect } from "./target.ts";
 
@@ -94,13 +94,11 @@ export async function hasPendingMigrations(orm: MikroORM): Promise<boolean> {
   let applied: string[];
   try {
     const connection = orm.em.getConnection() as unknown as { execute(sql: string): Promise<{ name: string }[]> };
-    const rows = await connection.execute("select name from mikro_orm_migrations");
-    applied = rows.map((r) => r.name.replace(/\.(ts|js)$/, ""));
+    applied = (await connection.execute("select name from mikro_orm_migrations")).map((r) => r.name);
   } catch {
     return true; // no migrations table yet: a fresh database
   }
-  const done = new Set(applied);
-  return shippedMigrations(dialect).some((name) => !done.has(name));
+  return missingMigration(dialect, applied);
 }
 
 /**

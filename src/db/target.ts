@@ -33,6 +33,12 @@ export function shippedMigrations(dialect: Dialect): string[] {
     .sort();
 }
 
+/** Whether a shipped migration is missing from these applied names (as mikro_orm_migrations holds them). */
+export function missingMigration(dialect: Dialect, applied: string[]): boolean {
+  const done = new Set(applied.map((name) => name.replace(/\.(ts|js)$/, "")));
+  return shippedMigrations(dialect).some((name) => !done.has(name));
+}
+
 /** The database could not be opened: unreachable, missing, refused, unwritable. `cause` is the driver's error. */
 export class DatabaseUnavailableError extends Error {
   override name = "DatabaseUnavailableError";
