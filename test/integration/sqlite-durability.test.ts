@@ -8,7 +8,8 @@ import { startTestServer, type TestServer } from "../harness/server.ts";
  * A revocation, a ban or a password change must survive a power cut: the ORM's SQLite connection
  * commits with synchronous = FULL (better-sqlite3's build default in WAL mode is NORMAL, which
  * leaves a commit off the disk until the next checkpoint). Sign-in, sign-up and the sliding
- * expiry write with NORMAL, one statement at a time, and must always hand the connection back
+ * expiry, and a token's row (a mailed link, an OAuth state, a passkey challenge) write with
+ * NORMAL, one statement at a time, and must always hand the connection back
  * at FULL, also when their write fails.
  */
 describe.skipIf(testDialect !== "sqlite")("SQLite commits are durable (synchronous = FULL)", () => {
@@ -26,7 +27,7 @@ describe.skipIf(testDialect !== "sqlite")("SQLite commits are durable (synchrono
   };
   const FULL = 2;
 
-  it("is FULL from the start, and again after each relaxed write: sign-up, sign-in, a failed sign-up, the sliding expiry", async () => {
+  it("is FULL from the start, and again after each relaxed write: sign-up, sign-in, a failed sign-up, the sliding expiry, a reset token", async () => {
     expect(await synchronous()).toBe(FULL);
     const email = uniqueEmail("durable");
     const password = "password123";
@@ -53,6 +54,15 @@ describe.skipIf(testDialect !== "sqlite")("SQLite commits are durable (synchrono
     const after = await get(`${server.auth}/get-session`, { bearer: token });
     expect(after.status, after.text).toBe(200);
     expect(Date.parse(after.body.session.expiresAt)).toBeGreaterThan(Date.parse(before.body.session.expiresAt));
+    expect(await synchronous()).toBe(FULL);
+
+    // A mailed token's row, written after the answer: relaxed too, and it is there.
+    const count = async () => ((await server.portcullis.app.orm.em.getConnection().execute("select count(*) as n from verifications where purpose = 'password-reset'")) as { n: number }[])[0]!.n;
+    const tokensBefore = await count();
+    const reset = await post(`${server.auth}/request-password-reset`, { email });
+    expect(reset.status, reset.text).toBe(200);
+    await server.portcullis.app.mailer.settle();
+    expect(await count()).toBe(tokensBefore + 1);
     expect(await synchronous()).toBe(FULL);
   });
 });

@@ -70,6 +70,13 @@ export function createPostgresSessionStore(url: string, logger?: Logger): Sessio
       if (s) values.push(s.id, s.tokenHash, s.expiresAt, s.rememberMe, s.ipAddress, s.userAgent, s.createdAt, s.updatedAt);
       await pool.query(s ? { name: "portcullis_sign_up", text: SIGN_UP, values } : { name: "portcullis_sign_up_unverified", text: SIGN_UP_NO_SESSION, values });
     },
+    async insertVerification(row) {
+      await pool.query({
+        name: "portcullis_verification",
+        text: "INSERT INTO verifications (id, identifier, purpose, value, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+        values: [row.id, row.identifier, row.purpose, row.value, row.expiresAt, row.createdAt],
+      });
+    },
     async close() {
       await pool.end();
     },

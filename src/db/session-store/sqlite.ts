@@ -19,6 +19,7 @@ interface WriterStatements {
   userExists: Database.Statement;
   extend: Database.Statement;
   signUp: (rows: SignUpRows) => void;
+  verification: Database.Statement;
   /** Runs `write` with synchronous = NORMAL, then FULL again (see relaxed()). */
   relaxed: <T>(write: () => T) => T;
 }
@@ -62,6 +63,7 @@ async function withWriter<T>(orm: MikroORM, run: (statements: WriterStatements) 
         userExists: connection.prepare("SELECT 1 FROM users WHERE id = ?"),
         extend: connection.prepare("UPDATE sessions SET expires_at = ?, updated_at = ? WHERE id = ?"),
         signUp: signUpTransaction(connection),
+        verification: connection.prepare("INSERT INTO verifications (id, identifier, purpose, value, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
         relaxed: relaxedWrites(connection),
       };
       writerStatements.set(connection, statements);
@@ -133,6 +135,11 @@ export function createSqliteSessionStore(file: string): SessionStore {
     },
     insertSignUp(rows, orm) {
       return withWriter(orm, ({ signUp, relaxed }) => relaxed(() => signUp(rows)));
+    },
+    insertVerification(row, orm) {
+      return withWriter(orm, ({ verification, relaxed }) => {
+        relaxed(() => verification.run(row.id, row.identifier, row.purpose, row.value, row.expiresAt.getTime(), row.createdAt.getTime()));
+      });
     },
     async close() {
       db.close();

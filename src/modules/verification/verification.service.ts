@@ -47,14 +47,10 @@ export async function storeVerification(app: App, em: EntityManager, purpose: st
   const token = randomToken(32);
   const id = randomUUID();
   const now = app.clock.now();
-  await em.insert(Verification, {
-    id,
-    identifier: sha256(token),
-    purpose,
-    value,
-    expiresAt: new Date(now.getTime() + ttlSec * 1000),
-    createdAt: now,
-  });
+  const row = { id, identifier: sha256(token), purpose, value, expiresAt: new Date(now.getTime() + ttlSec * 1000), createdAt: now };
+  // Inside a transaction, with its other writes; otherwise the store's write (no fsync on SQLite).
+  if (em.isInTransaction()) await em.insert(Verification, row);
+  else await app.sessions.insertVerification(row, app.orm);
   return { token, id };
 }
 
