@@ -1,8 +1,25 @@
-import { hash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomFillSync, timingSafeEqual } from "node:crypto";
+
+/**
+ * Entropy drawn from the CSPRNG 4 KiB at a time, as crypto.randomUUID does: one randomBytes call
+ * per token costs a crypto job object and a Buffer (~1.7 µs against ~0.15 µs here, and garbage
+ * on every sign-in). Each slice is handed out once and zeroed as it goes.
+ */
+const entropy = Buffer.allocUnsafeSlow(4096);
+let entropyOffset = entropy.length;
 
 /** 256-bit random token, base64url (43 characters). */
 export function randomToken(bytes = 32): string {
-  return randomBytes(bytes).toString("base64url");
+  if (bytes > entropy.length) throw new RangeError(`randomToken: at most ${entropy.length} bytes`);
+  if (entropyOffset + bytes > entropy.length) {
+    randomFillSync(entropy);
+    entropyOffset = 0;
+  }
+  const start = entropyOffset;
+  entropyOffset += bytes;
+  const token = entropy.toString("base64url", start, entropyOffset);
+  entropy.fill(0, start, entropyOffset);
+  return token;
 }
 
 /** SHA-256 hex digest: what the database stores instead of a token. */
