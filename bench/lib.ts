@@ -27,6 +27,14 @@ export const WARMUP = num("BENCH_WARMUP", 1);
 export const CONNECTIONS = num("BENCH_CONNECTIONS", 10);
 export const USERS = num("BENCH_USERS", 2000);
 export const ROUNDS = Math.max(1, num("BENCH_ROUNDS", 1));
+/**
+ * Requests of each hashing endpoint (sign-in, sign-up) sent before the first round. At ~200
+ * requests/s V8 is still optimizing their code for thousands of requests: with --trace-opt, 113
+ * functions were optimized (412 ms of TurboFan on the helper threads) inside an 8 s sign-in run
+ * that followed a 2 s warm-up, and compiling stopped after ~4,000. A running service is past
+ * that; a second-long warm-up measured the JIT instead (sign-up 0.85x against 0.93x once warm).
+ */
+export const JIT_WARMUP = num("BENCH_JIT_WARMUP", 4000);
 /** libuv's pool in every child: as the CLI sizes it (bin/portcullis.cjs: one thread per core), or UV_THREADPOOL_SIZE. */
 export const THREAD_POOL = Number(process.env.UV_THREADPOOL_SIZE) || availableParallelism();
 /** BENCH_CPU_PROF=1: the Portcullis child writes a V8 .cpuprofile into PROFILE_DIR on exit. */
@@ -178,6 +186,15 @@ export async function measure(label: string, child: Child, opts: Options): Promi
   };
   process.stderr.write(` ${m.reqPerSec.toFixed(0)} req/s\n`);
   return m;
+}
+
+/** Sends `amount` requests (10 connections) and measures nothing: brings the JIT to its steady state. */
+export async function warmUp(label: string, opts: Options, amount: number): Promise<void> {
+  if (amount <= 0) return;
+  process.stderr.write(`  JIT warm-up, ${label}: ${amount} requests ...`);
+  const started = performance.now();
+  const r = await autocannon({ ...opts, connections: CONNECTIONS, amount });
+  process.stderr.write(` ${((performance.now() - started) / 1000).toFixed(1)} s${r.non2xx ? ` (${r.non2xx} non-2xx)` : ""}\n`);
 }
 
 export interface ArgonResult {

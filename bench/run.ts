@@ -13,7 +13,8 @@
  * (all threads, so argon2 work counts), sampled over IPC right before and after each run.
  *
  * Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 1), BENCH_CONNECTIONS
- * (default 10), BENCH_USERS (seeded users/sessions, default 2000), BENCH_ROUNDS (interleaved
+ * (default 10), BENCH_JIT_WARMUP (sign-ins and sign-ups sent once before the first round so that
+ * V8 has optimized their code, default 4000; see bench/lib.ts), BENCH_USERS (seeded users/sessions, default 2000), BENCH_ROUNDS (interleaved
  * repetitions, default 1; medians are reported), BENCH_ARGON2_CONCURRENCY (default: the server's hash slots, one per core),
  * BENCH_SESSION_CACHE_TTL_MS (session cache TTL of the main server; default: the server's),
  * BENCH_LOAD_SEC (footprint load, default 60; 0 skips the footprint rows),
@@ -29,8 +30,8 @@ import { dirname, join, relative } from "node:path";
 import { measureMultiInstance, measureWorkers } from "./cluster.ts";
 import { measureFootprint, type Footprint } from "./footprint.ts";
 import {
-  CONNECTIONS, combine, DURATION, expectOk, gitDescribe, here, measure, measureArgon2, median, num, PROFILE, PROFILE_DIR,
-  ROUNDS, startServerChild, THREAD_POOL, USERS, WARMUP, type Child, type Measurement,
+  CONNECTIONS, combine, DURATION, expectOk, gitDescribe, here, JIT_WARMUP, measure, measureArgon2, median, num, PROFILE, PROFILE_DIR,
+  ROUNDS, startServerChild, THREAD_POOL, USERS, WARMUP, warmUp, type Child, type Measurement,
 } from "./lib.ts";
 
 const LOAD_SEC = num("BENCH_LOAD_SEC", 60);
@@ -142,6 +143,15 @@ async function main() {
     children.push(bare);
     process.stderr.write(` ${bare.info.url} (${String(bare.info.bytes)} B body, same as get-session)\n`);
 
+    const signInOpts = { url: `${auth}/sign-in/email`, method: "POST", headers: jsonHeaders, body: JSON.stringify(info.signIn) } as const;
+    // A unique email per request.
+    const signUpOpts = {
+      url: `${auth}/sign-up/email`,
+      requests: [{ method: "POST", path: "/api/auth/sign-up/email", headers: jsonHeaders, setupRequest: (req: object) => ({ ...req, body: signUpBody() }) }],
+    };
+    await warmUp("sign-in", signInOpts, JIT_WARMUP);
+    await warmUp("sign-up", signUpOpts, JIT_WARMUP);
+
     const names = ["bare", "getSession", "getSessionCookie", "bareAgain", "getSessionUncached", "argon2Verify", "signIn", "argon2Hash", "signUp"] as const;
     const rounds = Object.fromEntries(names.map((n) => [n, [] as Measurement[]])) as Record<(typeof names)[number], Measurement[]>;
     const argonMeta: { concurrency?: number; options?: Record<string, number> } = {};
@@ -158,15 +168,9 @@ async function main() {
       const verify = await measureArgon2("verify");
       Object.assign(argonMeta, { concurrency: verify.concurrency, options: verify.options });
       rounds.argon2Verify.push(verify);
-      rounds.signIn.push(await measure("POST sign-in/email", server, { url: `${auth}/sign-in/email`, method: "POST", headers: jsonHeaders, body: JSON.stringify(info.signIn) }));
+      rounds.signIn.push(await measure("POST sign-in/email", server, signInOpts));
       rounds.argon2Hash.push(await measureArgon2("hash"));
-      rounds.signUp.push(
-        await measure("POST sign-up/email", server, {
-          url: `${auth}/sign-up/email`,
-          // A unique email per request.
-          requests: [{ method: "POST", path: "/api/auth/sign-up/email", headers: jsonHeaders, setupRequest: (req) => ({ ...req, body: signUpBody() }) }],
-        }),
-      );
+      rounds.signUp.push(await measure("POST sign-up/email", server, signUpOpts));
     }
     const footprint: Footprint | null = LOAD_SEC > 0 ? await measureFootprint(LOAD_SEC) : null;
     const workers = num("BENCH_WORKERS", 0);
@@ -217,7 +221,7 @@ async function main() {
     process.stdout.write(`\n${printTable(rows)}\n`);
     process.stdout.write(
       `\n${DURATION} s each, ${CONNECTIONS} connections, ${USERS} seeded users, ${ROUNDS} round(s)${ROUNDS > 1 ? " (medians; ratios paired per round)" : ""}, ` +
-        `session cache TTL ${info.sessionCacheTtlMs ?? "n/a"} ms, rate limits off.\n` +
+        `session cache TTL ${info.sessionCacheTtlMs ?? "n/a"} ms, rate limits off, ${JIT_WARMUP} sign-ins and sign-ups before the first round (JIT warm-up).\n` +
         `CPU µs/req = server child process (all threads, so argon2 counts); loop µs/req = its main thread only; ` +
         `CPU ratio = baseline CPU per op / CPU per request (the throughput ratio if both were CPU-bound).\n`,
     );
@@ -232,7 +236,7 @@ async function main() {
         loadavg1AtStart: loadAtStart, busy: loadAtStart > cpus().length * 0.5, loadavgAtEnd: loadavg(),
         node: process.version, platform: `${process.platform}-${process.arch}`,
       },
-      settings: { durationSec: DURATION, warmupSec: WARMUP, connections: CONNECTIONS, seededUsers: USERS, rounds: ROUNDS, threadPoolSize: THREAD_POOL, database: "sqlite (WAL, temp file)", sessionCacheTtlMs: info.sessionCacheTtlMs, rateLimit: false, loadSec: LOAD_SEC },
+      settings: { durationSec: DURATION, warmupSec: WARMUP, jitWarmupRequests: JIT_WARMUP, connections: CONNECTIONS, seededUsers: USERS, rounds: ROUNDS, threadPoolSize: THREAD_POOL, database: "sqlite (WAL, temp file)", sessionCacheTtlMs: info.sessionCacheTtlMs, rateLimit: false, loadSec: LOAD_SEC },
       targets: TARGETS,
       rows: rows.map(({ name, value, target, higher }) => ({ name, value, target, met: value === null || target === null ? null : higher ? value >= target : value <= target })),
       results: { ...m, argon2Meta: argonMeta, footprint, workers: scaleOut, multiInstance: multi, scale },
