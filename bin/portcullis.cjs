@@ -14,11 +14,14 @@
 // and held 4 x 19 MiB; on 16 cores 4 would leave 12 idle). An operator's UV_THREADPOOL_SIZE
 // wins; PORTCULLIS_AUTO_POOL tells `serve --workers` to divide the cores among its workers.
 const { availableParallelism } = require("node:os");
+const { hashNice, lowerPoolPriority } = require("./pool-priority.cjs");
 
 if (!process.env.UV_THREADPOOL_SIZE) {
   process.env.UV_THREADPOOL_SIZE = String(availableParallelism());
   process.env.PORTCULLIS_AUTO_POOL = "1";
 }
+// The pool's threads yield the CPU to the event loop (bin/pool-priority.cjs).
+lowerPoolPriority(hashNice(process.env.PORTCULLIS_HASH_NICE));
 
 // The CLI, compiled (dist/, ESM): no TypeScript loader in the serving process. A checkout whose
 // sources are newer than dist/ (or has none yet) builds first (scripts/build.mjs).

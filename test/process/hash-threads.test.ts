@@ -11,11 +11,20 @@ import { configFile, killAll, postJson, startServerProcess, type ServerProcess }
  * default is 4 on any machine); an operator's UV_THREADPOOL_SIZE wins; `serve --workers N`
  * gives each worker its share of the cores. Checked on real CLI processes: thread counts, the
  * workers' environment, and GET /metrics during a sign-up flood. Log lines never queue behind
- * the hashes (src/logger.ts: pino's default destination wrote through that pool).
+ * the hashes (src/logger.ts: pino's default destination wrote through that pool). The pool's
+ * threads run 10 nice levels below the event loop (bin/pool-priority.cjs), so that a request
+ * does not wait for the scheduler behind them.
  */
 
 const CORES = availableParallelism();
 const threads = (pid: number) => readdirSync(`/proc/${pid}/task`).length;
+/** Each thread of a process: its nice value and CPU time so far (user + system, clock ticks). */
+const taskStats = (pid: number) =>
+  Object.fromEntries(readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    // stat(5), counted from the state field (3): utime 14, stime 15, nice 19.
+    return [tid, { nice: Number(fields[16]), ticks: Number(fields[11]) + Number(fields[12]) }];
+  }));
 const envOf = (pid: number) => Object.fromEntries(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
 
 async function inFlight(server: ServerProcess): Promise<number> {
@@ -92,10 +101,40 @@ describe(`password hashes on the CLI's thread pool (${testDialect})`, () => {
     expect((await Promise.all(flood)).map((r) => r.status)).toEqual(Array(size).fill(200));
   }, 120_000);
 
+  it("the pool's threads run 10 nice levels below the event loop, and they are the ones hashing; PORTCULLIS_HASH_NICE=0 keeps them level", async () => {
+    const server = await start({});
+    const pid = server.child.pid!;
+    const before = taskStats(pid);
+    expect(before[String(pid)]!.nice).toBe(0);
+    const lowered = Object.keys(before).filter((tid) => before[tid]!.nice === 10);
+    expect(lowered).toHaveLength(CORES);
+    expect(Object.values(before).filter((t) => t.nice !== 0 && t.nice !== 10)).toEqual([]);
+
+    const size = 8 * CORES;
+    expect((await Promise.all(Array.from({ length: size }, () => signUp(server)))).map((r) => r.status)).toEqual(Array(size).fill(200));
+    const after = taskStats(pid);
+    const spent = (tids: string[]) => tids.reduce((sum, tid) => sum + (after[tid]?.ticks ?? 0) - (before[tid]?.ticks ?? 0), 0);
+    const others = Object.keys(after).filter((tid) => tid !== String(pid) && !lowered.includes(tid));
+    // ~10 ms of a core per hash: the lowered threads did the hashing, the other helpers little.
+    expect(spent(lowered)).toBeGreaterThanOrEqual(size / 2);
+    expect(spent(lowered)).toBeGreaterThan(4 * spent(others));
+
+    const level = await start({ PORTCULLIS_HASH_NICE: "0" });
+    expect(Object.values(taskStats(level.child.pid!)).map((t) => t.nice)).toEqual(Array(threads(level.child.pid!)).fill(0));
+  }, 120_000);
+
+  it("a PORTCULLIS_HASH_NICE that is not 0 to 19 stops the start with a message", async () => {
+    await expect(start({ PORTCULLIS_HASH_NICE: "-5" })).rejects.toThrow(/PORTCULLIS_HASH_NICE must be a whole number from 0 to 19, got "-5"/);
+  }, 60_000);
+
   it("serve --workers 2 gives each worker half the cores (at least one thread)", async () => {
     const cluster = await start({ PORTCULLIS_WORKERS: "2" });
     const workers = execFileSync("ps", ["--ppid", String(cluster.child.pid), "-o", "pid="], { encoding: "utf8" }).trim().split("\n").map(Number);
     expect(workers).toHaveLength(2);
-    for (const pid of workers) expect(envOf(pid).UV_THREADPOOL_SIZE).toBe(String(Math.max(1, Math.floor(CORES / 2))));
+    for (const pid of workers) {
+      expect(envOf(pid).UV_THREADPOOL_SIZE).toBe(String(Math.max(1, Math.floor(CORES / 2))));
+      // Each worker's pool yields to its event loop too (the worker runs bin/portcullis.cjs again).
+      expect(Object.values(taskStats(pid)).filter((t) => t.nice === 10)).toHaveLength(Math.max(1, Math.floor(CORES / 2)));
+    }
   }, 120_000);
 });
