@@ -34,6 +34,8 @@ declare module "autocannon" {
     connections?: number;
     duration?: number;
     amount?: number;
+    /** Requests per second over all connections (a fixed offered load instead of as fast as answered). */
+    overallRate?: number;
     pipelining?: number;
     timeout?: number;
     requests?: RequestSpec[];

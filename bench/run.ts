@@ -7,6 +7,7 @@
  *                                     the server's hash slots, one per core)
  *   sign-up/email                  vs raw argon2id hashes/s
  *   start, RSS                     the compiled service as `npm start` runs it (bench/footprint.ts)
+ *   get-session beside sign-ins    the same, while a sign-in flood holds the hash pool (bench/flood.ts)
  *
  * Each server runs in its own child process; autocannon runs here, so the load generator never
  * shares the server's event loop. Server CPU per request comes from the child's process.cpuUsage()
@@ -17,7 +18,7 @@
  * V8 has optimized their code, default 4000; see bench/lib.ts), BENCH_USERS (seeded users/sessions, default 2000), BENCH_ROUNDS (interleaved
  * repetitions, default 1; medians are reported), BENCH_ARGON2_CONCURRENCY (default: the server's hash slots, one per core),
  * BENCH_SESSION_CACHE_TTL_MS (session cache TTL of the main server; default: the server's),
- * BENCH_LOAD_SEC (footprint load, default 60; 0 skips the footprint rows),
+ * BENCH_LOAD_SEC (footprint load, default 60; 0 skips the footprint and flood rows),
  * BENCH_WORKERS=N (`serve --workers N` vs one process), BENCH_MULTI=1 (three instances on one
  * PostgreSQL: revocation; BENCH_PG_URL), BENCH_SCALE=1 (1M users / 5M sessions on PostgreSQL,
  * bench/scale.ts, minutes; its SCALE_* variables apply),
@@ -28,6 +29,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { measureMultiInstance, measureWorkers } from "./cluster.ts";
+import { measureBesideFlood } from "./flood.ts";
 import { measureFootprint, type Footprint } from "./footprint.ts";
 import {
   CONNECTIONS, combine, DURATION, expectOk, gitDescribe, here, JIT_WARMUP, measure, measureArgon2, median, num, PROFILE, PROFILE_DIR,
@@ -173,6 +175,7 @@ async function main() {
       rounds.signUp.push(await measure("POST sign-up/email", server, signUpOpts));
     }
     const footprint: Footprint | null = LOAD_SEC > 0 ? await measureFootprint(LOAD_SEC) : null;
+    const flood = LOAD_SEC > 0 ? await measureBesideFlood() : null;
     const workers = num("BENCH_WORKERS", 0);
     const scaleOut = workers > 1 ? await measureWorkers(workers) : null;
     const multi = process.env.BENCH_MULTI === "1" ? await measureMultiInstance() : null;
@@ -203,6 +206,12 @@ async function main() {
         figureRow("RSS idle (compiled)", footprint.idleRssMiB, "MiB", TARGETS.idleRssMiB),
         figureRow(`RSS after ${footprint.loadSec} s of load`, footprint.loadRssMiB, "MiB", TARGETS.loadRssMiB),
         figureRow("  RSS peak during load", footprint.peakRssMiB, "MiB", TARGETS.loadRssMiB),
+      );
+    }
+    if (flood) {
+      rows.push(
+        figureRow("get-session p99 beside a sign-in flood (compiled)", flood.lowered.p99, "ms", null),
+        figureRow("  same, hash pool level with the event loop (reference)", flood.level.p99, "ms", null),
       );
     }
     if (scaleOut) {
@@ -239,7 +248,7 @@ async function main() {
       settings: { durationSec: DURATION, warmupSec: WARMUP, jitWarmupRequests: JIT_WARMUP, connections: CONNECTIONS, seededUsers: USERS, rounds: ROUNDS, threadPoolSize: THREAD_POOL, database: "sqlite (WAL, temp file)", sessionCacheTtlMs: info.sessionCacheTtlMs, rateLimit: false, loadSec: LOAD_SEC },
       targets: TARGETS,
       rows: rows.map(({ name, value, target, higher }) => ({ name, value, target, met: value === null || target === null ? null : higher ? value >= target : value <= target })),
-      results: { ...m, argon2Meta: argonMeta, footprint, workers: scaleOut, multiInstance: multi, scale },
+      results: { ...m, argon2Meta: argonMeta, footprint, besideFlood: flood, workers: scaleOut, multiInstance: multi, scale },
       totalSec: Math.round((Date.now() - started) / 100) / 10,
       valid: bad.length === 0,
     };
