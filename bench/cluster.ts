@@ -4,9 +4,11 @@
  *   BENCH_WORKERS=N   get-session (Bearer) against `serve --workers N` vs one process, same run,
  *                     the compiled service as `npm start` runs it (SQLite, rate limits off):
  *                     the measured throughput ratio, and the one N free cores would give,
- *                     N × (CPU per request of one process / of the cluster, primary included).
- *                     Target 0.8·N. Where the load generator shares the N cores (a 2-core
- *                     machine), only the second can be shown (PERFORMANCE.md point 5).
+ *                     N × (CPU per request of one process / of the cluster, primary included),
+ *                     with each worker offered the load the one process was (a fifth of its
+ *                     saturated rate; both saturated as a reference). Target 0.8·N. Where the
+ *                     load generator shares the N cores (a 2-core machine), only the projection
+ *                     can be shown (PERFORMANCE.md point 5).
  *   BENCH_MULTI=1     three instances on one PostgreSQL (BENCH_PG_URL, default the test
  *                     database's server), each caching sessions for 60 s: a session revoked on
  *                     one, asked for on the other two right after the writer's answer; stale
@@ -49,8 +51,8 @@ function treeCpuMicros(pid: number): number {
   }, 0);
 }
 
-async function getSessionRate(s: Started, token: string): Promise<{ rate: number; cpuPerReq: number }> {
-  const opts = { url: `${s.url}/api/auth/get-session`, headers: { authorization: `Bearer ${token}` }, connections: CONNECTIONS };
+async function getSessionRate(s: Started, token: string, load: { connections: number; overallRate?: number } = { connections: CONNECTIONS }): Promise<{ rate: number; cpuPerReq: number }> {
+  const opts = { url: `${s.url}/api/auth/get-session`, headers: { authorization: `Bearer ${token}` }, ...load };
   await autocannon({ ...opts, duration: 1 });
   const cpu0 = treeCpuMicros(s.proc.pid!);
   const r = await autocannon({ ...opts, duration: DURATION });
@@ -64,10 +66,16 @@ export interface WorkersResult {
   many: number;
   /** Measured throughput, N workers / one process (the load generator shares the cores). */
   ratio: number;
-  /** CPU per request, one process / N workers (primary included): the share of a core's work each request still costs. */
+  /** CPU per request, one process / N workers (primary included), both saturated. */
   efficiency: number;
-  /** N × efficiency: the throughput ratio on N cores free for the service. */
+  /** N × efficiency. Saturated, N workers and the load generator are N + 1 busy processes on N cores: their switching is charged to the cluster. */
   projected: number;
+  /** Requests/s each process was offered in the equal-load runs (a fifth of one process's saturated rate). */
+  perProcessRate: number;
+  /** CPU per request, one process at that rate / N workers at N times it (each worker at that rate). */
+  equalLoadEfficiency: number;
+  /** N × equalLoadEfficiency: the throughput ratio on N cores free for the service. */
+  equalLoadProjected: number;
 }
 
 export async function measureWorkers(workers: number): Promise<WorkersResult> {
@@ -78,22 +86,38 @@ export async function measureWorkers(workers: number): Promise<WorkersResult> {
     const single = await start(dir, SECRET);
     let token: string;
     let one: Awaited<ReturnType<typeof getSessionRate>>;
+    let oneAtRate: Awaited<ReturnType<typeof getSessionRate>>;
+    let perProcessRate: number;
     try {
       token = await signUp(single.url);
       one = await getSessionRate(single, token);
+      // Equal load per process: each worker then works at the rate the one process did, as on
+      // N free cores; nobody is saturated, so the load generator's share of the cores is not
+      // charged to either side.
+      perProcessRate = Math.round(one.rate / 5 / 1000) * 1000;
+      oneAtRate = await getSessionRate(single, token, { connections: CONNECTIONS, overallRate: perProcessRate });
     } finally {
       await stop(single.proc);
     }
     const cluster = await start(dir, { ...SECRET, PORTCULLIS_WORKERS: String(workers) });
     let many: Awaited<ReturnType<typeof getSessionRate>>;
+    let manyAtRate: Awaited<ReturnType<typeof getSessionRate>>;
     try {
       many = await getSessionRate(cluster, token);
+      manyAtRate = await getSessionRate(cluster, token, { connections: workers * CONNECTIONS, overallRate: workers * perProcessRate });
     } finally {
       await stop(cluster.proc);
     }
     const efficiency = one.cpuPerReq / many.cpuPerReq;
-    process.stderr.write(` ${one.rate.toFixed(0)} vs ${many.rate.toFixed(0)} req/s; CPU ${one.cpuPerReq.toFixed(1)} vs ${many.cpuPerReq.toFixed(1)} µs/req\n`);
-    return { one: one.rate, many: many.rate, ratio: many.rate / one.rate, efficiency, projected: workers * efficiency };
+    const equalLoadEfficiency = oneAtRate.cpuPerReq / manyAtRate.cpuPerReq;
+    process.stderr.write(
+      ` ${one.rate.toFixed(0)} vs ${many.rate.toFixed(0)} req/s; CPU ${one.cpuPerReq.toFixed(1)} vs ${many.cpuPerReq.toFixed(1)} µs/req; ` +
+        `at ${perProcessRate} req/s per process ${oneAtRate.cpuPerReq.toFixed(1)} vs ${manyAtRate.cpuPerReq.toFixed(1)} µs/req\n`,
+    );
+    return {
+      one: one.rate, many: many.rate, ratio: many.rate / one.rate, efficiency, projected: workers * efficiency,
+      perProcessRate, equalLoadEfficiency, equalLoadProjected: workers * equalLoadEfficiency,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -217,7 +217,8 @@ async function main() {
     if (scaleOut) {
       rows.push(
         figureRow(`serve --workers ${workers}: get-session, measured`, scaleOut.ratio, "x", null, true, "1 process"),
-        figureRow(`serve --workers ${workers}: on ${workers} free cores (CPU/req)`, scaleOut.projected, "x", 0.8 * workers, true, "1 process"),
+        figureRow(`serve --workers ${workers}: on ${workers} free cores (CPU/req, equal load)`, scaleOut.equalLoadProjected, "x", 0.8 * workers, true, "1 process"),
+        figureRow(`  same from saturated runs (${workers + 1} busy processes on the cores)`, scaleOut.projected, "x", null, true, "1 process"),
       );
     }
     if (multi) {
