@@ -1,10 +1,11 @@
 "use strict";
 // Password hashes run on libuv's thread pool, one thread per core: during a sign-in flood they
 // hold every core, and the event loop, woken by a request, waited for the scheduler to take a
-// core back from one of them. On 2 cores a get-session beside a sign-in flood answered in 3.8-4.3 ms
-// at p99 (0.07 ms at p50); with the pool's threads 10 nice levels below the event loop, 0.5-0.6 ms,
-// and the sign-ins kept their rate (226-230/s either way): the hashes take whatever CPU the event
-// loop leaves. (Also below other processes of the host at the service's priority.)
+// core back from one of them. On 2 cores a get-session beside a sign-in flood answered at p99 in
+// 4.0-4.4 ms from the compiled CLI (0.07 ms at p50); with the pool's threads 10 nice levels below
+// the event loop, 1.6-2.3 ms (bench/flood.ts), and the sign-ins kept their rate: the hashes take
+// whatever CPU the event loop leaves. (Also below other processes of the host at the service's
+// priority: PORTCULLIS_HASH_NICE=0 keeps them level, docs/deploying.md.)
 const { stat, readdirSync } = require("node:fs");
 const { getPriority, setPriority } = require("node:os");
 
