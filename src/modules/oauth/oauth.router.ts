@@ -12,7 +12,7 @@ import { signInWithIdToken } from "./id-token.service.ts";
 import * as schema from "./oauth.schema.ts";
 import * as service from "./oauth.service.ts";
 import { getProvider } from "./runtime.ts";
-import { STATE_COOKIE, STATE_COOKIE_MAX_AGE_SEC, stateCookieMatches } from "./state.ts";
+import { STATE_COOKIE, STATE_COOKIE_MAX_AGE_SEC } from "./state.ts";
 
 /**
  * `{ url, redirect }` plus `Location` (CONTRACT.md §5); the browser client follows it. The state
@@ -57,12 +57,12 @@ export const oauthProcedures = {
   /**
    * The provider's redirect. A browser redirect: the session goes in the cookie only, no
    * `set-auth-token`. A mutation (it uses the state up), though it arrives as a GET. The state
-   * cookie is cleared once it has served (it named this state); one naming another flow of
-   * this browser is left to that flow.
+   * cookie is cleared once it has served (service.settlesStateCookie), with a failure too (the
+   * bridge and tRPC send a failed call's cookies).
    */
   callback: publicProcedure.input(schema.callbackInput).mutation(async ({ ctx, input }) => {
     const stateCookie = ctx.readCookie(STATE_COOKIE);
-    if (input.state && stateCookie && stateCookieMatches(ctx.app, input.state, stateCookie)) setStateCookie(ctx, "", 0);
+    if (service.settlesStateCookie(ctx.app, { ...input, stateCookie })) setStateCookie(ctx, "", 0);
     let outcome: service.CallbackOutcome;
     try {
       outcome = await service.handleCallback(ctx.app, ctx.em, ctx.req, { ...input, stateCookie });
