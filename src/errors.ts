@@ -79,7 +79,7 @@ export const ERRORS = {
   PASSKEY_NOT_FOUND: [401, "Passkey not found"],
   YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY: [401, "You are not allowed to register this passkey"],
   INVALID_USERNAME_OR_PASSWORD: [401, "Invalid username or password"],
-  /** A sign-in ID token that fails verification (signature, iss, aud, exp, nonce): CONTRACT.md §9. */
+  /** A sign-in or link-social ID token that fails verification (signature, iss, aud, exp, nonce), is stale, or was already used (docs/security.md): CONTRACT.md §9. */
   INVALID_ID_TOKEN: [401, "Invalid token", "INVALID_TOKEN"],
   // 403
   BANNED_USER: [403, "You have been banned from this application"],

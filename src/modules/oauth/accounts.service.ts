@@ -6,6 +6,7 @@ import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
 import { splitScopes, type OAuthProvider } from "../../oauth/providers/index.ts";
 import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
+import { rememberIssuedIdToken } from "./id-token-ledger.ts";
 import { providerFailure } from "./oauth.service.ts";
 import { getProvider, oauthRuntime } from "./runtime.ts";
 import { openTokens, resealKept, sealTokens, type OpenedTokens } from "./tokens.ts";
@@ -66,6 +67,8 @@ async function refreshStored(app: App, em: EntityManager, requestId: string, pro
   } catch (err) {
     throw providerFailure(app, requestId, provider.name, "token refresh", err);
   }
+  // A refreshed id_token goes to the caller (refresh-token, get-access-token): never a sign-in token.
+  await rememberIssuedIdToken(app, em, tokens.idToken);
   const now = app.clock.now();
   const { aead } = oauthRuntime(app);
   // No `scope` in the answer: the stored string stays, in the provider's own format.

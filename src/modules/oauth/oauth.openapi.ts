@@ -56,8 +56,8 @@ export const oauthDoc = moduleDoc({
     },
     getAccessToken: {
       summary: "A linked account's access token",
-      description: "Refreshed first when it expires within 5 s and a refresh token is stored.",
-      access: "session",
+      description: "Refreshed first when it expires within 5 s and a refresh token is stored. Not from an impersonation session.",
+      access: "own-session",
       output: z.object({
         accessToken: z.string(),
         accessTokenExpiresAt: z.string().nullable(),
@@ -68,7 +68,8 @@ export const oauthDoc = moduleDoc({
     },
     refreshToken: {
       summary: "Refresh a linked account's tokens",
-      access: "session",
+      description: "Not from an impersonation session.",
+      access: "own-session",
       output: z.object({
         accessToken: z.string().nullable(),
         refreshToken: z.string().nullable(),

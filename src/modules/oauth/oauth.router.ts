@@ -97,11 +97,12 @@ export const oauthProcedures = {
     return { redirect: true as const, url };
   }),
 
-  getAccessToken: authedProcedure
+  // Provider tokens are lasting access (CONTRACT.md §6): a refresh token outlives an impersonation.
+  getAccessToken: lastingAccessProcedure
     .input(schema.accountRefInput)
     .mutation(({ ctx, input }) => accounts.getAccessToken(ctx.app, ctx.em, ctx.req.requestId, ctx.auth.user.id, input)),
 
-  refreshToken: authedProcedure
+  refreshToken: lastingAccessProcedure
     .input(schema.accountRefInput)
     .mutation(({ ctx, input }) => accounts.refreshAccountTokens(ctx.app, ctx.em, ctx.req.requestId, ctx.auth.user.id, input)),
 

@@ -10,6 +10,7 @@ import { issuerAccepted, ProfileError, type OAuthProvider } from "../../oauth/pr
 import { normalizeEmail } from "../email-password/email-password.rules.ts";
 import type { RequestInfo } from "../session/session.service.ts";
 import { linkToUser, signInWithProvider, type SocialSignIn } from "./linking.service.ts";
+import { rememberIssuedIdToken } from "./id-token-ledger.ts";
 import { getProvider, oauthRuntime, redirectUri } from "./runtime.ts";
 import { consumeState, findState, saveState, stateCookieMatches, stateCookieValue } from "./state.ts";
 
@@ -163,6 +164,8 @@ export async function handleCallback(app: App, em: EntityManager, req: RequestMe
     const tokens = await upstream(app, req, provider, "token exchange", () =>
       provider.exchangeCode({ code, codeVerifier: state.codeVerifier, redirectUri: redirect }),
     );
+    // Its id_token is stored with the account, and get-access-token hands it out: never a sign-in token.
+    await rememberIssuedIdToken(app, em, tokens.idToken);
     const { user } = await upstream(app, req, provider, "user info", () => provider.userInfo(tokens, { nonce: state.nonce }));
     const email = profileEmail(user.email);
     if (!email) throw providerFailure(app, req.requestId, provider.name, "user info", new ProfileError("the email is not an address"));

@@ -37,6 +37,11 @@ export interface ProviderProfile {
   raw: unknown;
 }
 
+/** An ID token a client presented that passed every check (verifyIdToken): its user, and its `exp`. */
+export interface VerifiedIdToken extends ProviderProfile {
+  expiresAt: Date;
+}
+
 /** RFC 6749 §5.1 token response, as the flow keeps it. */
 export interface TokenSet {
   accessToken: string;
@@ -110,12 +115,14 @@ export interface OAuthProvider {
   /** A live user-info call with a stored access token (account-info). */
   fetchProfile(accessToken: string): Promise<ProviderProfile>;
   /**
-   * Sign-in with an ID token the client already holds (native apps, Google One Tap): the user
-   * from its verified claims (OpenID Connect Core §3.1.3.7), the nonce compared when one is given.
-   * Absent: the provider cannot check ID tokens. Throws a jose error or ProfileError for a token
-   * that fails, HttpError when the keys (or the discovery document) cannot be fetched.
+   * Sign-in (or link-social) with an ID token the client already holds (native apps, Google One
+   * Tap): the user from its verified claims (OpenID Connect Core §3.1.3.7), the nonce compared
+   * when one is given, and the token fresh (id-token.ts checkFreshness: `iat` within the
+   * provider's `idTokenMaxAgeSec`, `exp` within 24 h). Absent: the provider cannot check ID
+   * tokens. Throws a jose error or ProfileError for a token that fails, HttpError when the keys
+   * (or the discovery document) cannot be fetched. Single use is the caller's (a ledger in the database).
    */
-  verifyIdToken?(idToken: string, nonce: string | null): Promise<ProviderProfile>;
+  verifyIdToken?(idToken: string, nonce: string | null): Promise<VerifiedIdToken>;
 }
 
 /** Splits a scope string: RFC 6749 §3.3 uses spaces; GitHub answers with commas. */
