@@ -5,7 +5,7 @@ import { AuthError } from "../../errors.ts";
 import { IdTokenRefusal, isTokenRejection, type OAuthProvider, type ProviderProfile, type VerifiedIdToken } from "../../oauth/providers/index.ts";
 import type { RequestInfo } from "../session/session.service.ts";
 import { spendIdToken } from "./id-token-ledger.ts";
-import { signInWithProvider, type ProviderLogin, type SocialSignIn } from "./linking.service.ts";
+import { linkToUser, signInWithProvider, type ProviderLogin, type SocialSignIn } from "./linking.service.ts";
 import { profileEmail, providerFailure } from "./oauth.service.ts";
 import { getProvider } from "./runtime.ts";
 import type { GrantedTokens } from "./tokens.ts";
@@ -19,6 +19,8 @@ export interface IdTokenInput {
   refreshToken?: string | undefined;
   /** The access token's expiry, epoch milliseconds. */
   expiresAt?: number | undefined;
+  /** link-social: the scopes the access token was granted (better-auth stores them with the account). */
+  scopes?: string[] | undefined;
 }
 
 export interface IdTokenSignInInput {
@@ -65,7 +67,7 @@ function grantedTokens(app: App, input: IdTokenInput): GrantedTokens {
     idToken: input.token,
     expiresInSec,
     refreshTokenExpiresInSec: null,
-    scope: null,
+    scope: input.scopes?.length ? input.scopes.join(" ") : null,
   };
 }
 
@@ -86,4 +88,13 @@ export async function signInWithIdToken(app: App, em: EntityManager, req: Reques
   const session = await signInWithProvider(app, em, req, await loginWith(app, em, req, input));
   const user = await em.fork().findOneOrFail(User, { id: session.userId });
   return { session, user };
+}
+
+/**
+ * POST /link-social with `idToken` (better-auth's direct link): the same checks as a sign-in
+ * token, then CONTRACT.md §5's explicit linking (linking.service linkToUser: whatever the email,
+ * 409 when the account belongs to another user). The router lets only a lasting-access session here.
+ */
+export async function linkWithIdToken(app: App, em: EntityManager, req: RequestMeta, userId: string, input: IdTokenSignInInput): Promise<void> {
+  await linkToUser(app, em, userId, await loginWith(app, em, req, input));
 }

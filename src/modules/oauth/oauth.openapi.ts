@@ -50,9 +50,12 @@ export const oauthDoc = moduleDoc({
     },
     linkSocial: {
       summary: "Link a provider account to the caller",
+      description:
+        "`{ url, redirect }` (+ `Location` and the state cookie) to send the browser to the provider; with `idToken`, the account " +
+        "is linked at once: `{ url: \"\", status: true, redirect: false }`. The ID token follows the sign-in rules (fresh, single use).",
       access: "own-session",
-      output: authorization,
-      errors: ["PROVIDER_NOT_FOUND", "INVALID_CALLBACK_URL"],
+      output: z.union([z.object({ url: z.literal(""), status: z.literal(true), redirect: z.literal(false) }), authorization]),
+      errors: ["PROVIDER_NOT_FOUND", "INVALID_CALLBACK_URL", "ID_TOKEN_NOT_SUPPORTED", "INVALID_ID_TOKEN", "ACCOUNT_ALREADY_LINKED_TO_DIFFERENT_USER", "BANNED_USER", "USER_NOT_FOUND"],
     },
     getAccessToken: {
       summary: "A linked account's access token",

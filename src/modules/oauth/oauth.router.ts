@@ -8,7 +8,7 @@ import { publicUser } from "../session/session.serialize.ts";
 import { userRow } from "../user/user.mapper.ts";
 import * as accounts from "./accounts.service.ts";
 import { renderErrorPage } from "./error-page.ts";
-import { signInWithIdToken } from "./id-token.service.ts";
+import { linkWithIdToken, signInWithIdToken } from "./id-token.service.ts";
 import * as schema from "./oauth.schema.ts";
 import * as service from "./oauth.service.ts";
 import { getProvider } from "./runtime.ts";
@@ -48,8 +48,13 @@ export const oauthProcedures = {
     return authorizationAnswer(ctx, authorization, input.disableRedirect);
   }),
 
+  /** With `idToken`, better-auth's direct link and its answer `{ url: "", status: true, redirect: false }`. */
   linkSocial: lastingAccessProcedure.input(schema.linkSocialInput).mutation(async ({ ctx, input }) => {
     for (const url of [input.callbackURL, input.errorCallbackURL]) assertSafeCallback(ctx.app, url);
+    if (input.idToken) {
+      await linkWithIdToken(ctx.app, ctx.em, ctx.req, ctx.auth.user.id, { provider: input.provider, idToken: input.idToken });
+      return { url: "", status: true as const, redirect: false as const };
+    }
     const authorization = await service.startAuthorization(ctx.app, ctx.em, { ...input, linkUserId: ctx.auth.user.id });
     return authorizationAnswer(ctx, authorization, input.disableRedirect);
   }),

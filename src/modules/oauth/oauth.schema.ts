@@ -34,6 +34,8 @@ export const linkSocialInput = z.object({
   errorCallbackURL: callbackURL,
   disableRedirect: formBoolean.optional(),
   scopes,
+  /** better-auth's direct link: a verified ID token links at once, no redirect. `scopes`: what its access token was granted. */
+  idToken: idTokenInput.extend({ scopes }).optional(),
 });
 
 /**

@@ -137,6 +137,28 @@ export const social: Scenario[] = [
     },
   },
   {
+    name: "social: link-social with an ID token",
+    async run(s) {
+      const alice = await signUp(s, "alice");
+      const sub = s.sub("alice-google");
+      providerAccount(s, sub, s.email("alice-google"), true);
+      const first = await mintIdToken(s, sub, "link-1");
+      await s.call("link-social with an id_token", alice.actor, (c) => c.linkSocial({ provider: "google", idToken: { token: first, nonce: "link-1" } }));
+      await s.call("list-accounts", alice.actor, (c) => c.listAccounts());
+      await s.call("get-session", alice.actor, (c) => c.getSession());
+      const again = await mintIdToken(s, sub, "link-2");
+      await s.call("link the same account again", alice.actor, (c) => c.linkSocial({ provider: "google", idToken: { token: again, nonce: "link-2" } }));
+      await s.call("list-accounts after linking again", alice.actor, (c) => c.listAccounts());
+      const other = await mintIdToken(s, sub, "link-3");
+      await s.call("wrong nonce", alice.actor, (c) => c.linkSocial({ provider: "google", idToken: { token: other, nonce: "link-4" } }));
+      await s.call("a provider without ID-token support", alice.actor, (c) => c.linkSocial({ provider: "oidc", idToken: { token: other } }));
+      await s.call("without a session", s.actor("nobody"), (c) => c.linkSocial({ provider: "google", idToken: { token: other, nonce: "link-3" } }));
+      const bob = await signUp(s, "bob");
+      await s.call("bob links alice's provider account", bob.actor, (c) => c.linkSocial({ provider: "google", idToken: { token: other, nonce: "link-3" } }));
+      await s.call("bob's accounts", bob.actor, (c) => c.listAccounts());
+    },
+  },
+  {
     name: "social: account-info, get-access-token, refresh-token",
     async run(s) {
       const sub = s.sub("dave");
