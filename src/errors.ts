@@ -55,6 +55,7 @@ export const ERRORS = {
   STATE_MISMATCH: [400, "State mismatch: the sign-in request is unknown, expired, already used or was started in another browser"],
   ISSUER_MISMATCH: [400, "Issuer mismatch: the authorization response does not come from the provider the flow was started with"],
   ACCOUNT_NOT_FOUND: [400, "Account not found"],
+  AMBIGUOUS_ACCOUNT: [400, "Multiple accounts share this account ID. Pass a providerId to disambiguate."],
   FAILED_TO_UNLINK_LAST_ACCOUNT: [400, "You can't unlink your last account"],
   FAILED_TO_GET_ACCESS_TOKEN: [400, "Failed to get a valid access token"],
   REFRESH_TOKEN_NOT_FOUND: [400, "Refresh token not found"],

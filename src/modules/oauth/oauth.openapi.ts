@@ -89,10 +89,16 @@ export const oauthDoc = moduleDoc({
       summary: "A linked account's user info, live from the provider",
       access: "session",
       output: z.object({
-        user: z.object({ id: z.string(), name: z.string().nullable(), email: z.string(), image: z.string().optional(), emailVerified: z.boolean() }),
+        user: z.object({
+          id: z.string(),
+          name: z.string().nullable().optional(),
+          email: z.string(),
+          image: z.string().nullable().optional().describe("As the provider sent it: absent when it sent none, null when it sent null"),
+          emailVerified: z.boolean(),
+        }),
         data: z.unknown().optional().describe("The provider's raw profile"),
       }),
-      errors: PROVIDER_ACCOUNT,
+      errors: [...PROVIDER_ACCOUNT, "AMBIGUOUS_ACCOUNT"],
     },
     listAccounts: {
       summary: "The caller's linked accounts",

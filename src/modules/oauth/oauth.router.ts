@@ -113,7 +113,7 @@ export const oauthProcedures = {
 
   accountInfo: authedProcedure
     .input(schema.accountInfoInput)
-    .query(({ ctx, input }) => accounts.accountInfo(ctx.app, ctx.em, ctx.req.requestId, ctx.auth.user.id, input.accountId)),
+    .query(({ ctx, input }) => accounts.accountInfo(ctx.app, ctx.em, ctx.req.requestId, ctx.auth.user.id, input ?? {})),
 
   listAccounts: authedProcedure.query(({ ctx }) => accounts.listAccounts(ctx.em, ctx.auth.user.id)),
 

@@ -112,13 +112,16 @@ export async function verifyIdTokenJwt(check: IdTokenCheck, idToken: string, non
   return payload;
 }
 
-/** OpenID Connect standard claims (Core §5.1), as an id_token and a userinfo endpoint carry them. */
+/**
+ * OpenID Connect standard claims (Core §5.1), as an id_token and a userinfo endpoint carry them.
+ * A null name or picture is passed on as null (some providers send them so).
+ */
 export const oidcClaims = z.looseObject({
   sub: z.string().min(1),
   email: z.string().optional(),
   email_verified: z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")]).optional(),
-  name: z.string().optional(),
-  picture: z.string().optional(),
+  name: z.string().nullish(),
+  picture: z.string().nullish(),
 });
 
 /** `sub`, `email`, `email_verified`, `name`, `picture` → the standard user info (ProfileError without sub or email). */

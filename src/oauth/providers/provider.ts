@@ -12,14 +12,16 @@ import { isSafeImageUrl } from "../../security/image-url.ts";
 export const standardUserInfoSchema = z.object({
   id: z.union([z.string().trim().min(1).max(255), z.number().int().nonnegative()]).transform(String),
   email: z.string().trim().min(1).max(320),
-  name: z.string().max(1024).nullish().transform((v) => v ?? null),
+  // Name and image stay absent (undefined) when the provider did not send them and null when it
+  // sent null: account-info answers them as they came, like better-auth; a new user gets "" and null.
+  name: z.string().max(1024).nullish(),
   // Issue 11 item 10: the user-image rule of our own endpoints; an unsafe or oversized picture
   // from the provider is dropped to null rather than failing the sign-in.
   image: z
     .string()
     .nullish()
     .catch(null)
-    .transform((v) => (v && isSafeImageUrl(v) ? v : null)),
+    .transform((v) => (v === undefined ? undefined : v && isSafeImageUrl(v) ? v : null)),
   emailVerified: z.boolean().nullish().transform((v) => v ?? false),
 });
 

@@ -65,6 +65,7 @@ export const social: Scenario[] = [
       providerAccount(s, sub, alice.email, false);
       const browser = s.actor("browser");
       await socialFlow(s, browser, sub, { callbackURL: "/home", errorCallbackURL: "/oops" });
+      s.note("the state cookie after the refused callback", browser.cookie("state") === null ? "gone" : "kept");
       await s.call("get-session", browser, (c) => c.getSession());
       await s.call("alice's accounts", alice.actor, (c) => c.listAccounts());
     },
@@ -156,6 +157,20 @@ export const social: Scenario[] = [
       const bob = await signUp(s, "bob");
       await s.call("bob links alice's provider account", bob.actor, (c) => c.linkSocial({ provider: "google", idToken: { token: other, nonce: "link-3" } }));
       await s.call("bob's accounts", bob.actor, (c) => c.listAccounts());
+    },
+  },
+  {
+    name: "social: account-info passes the provider's user through; without accountId",
+    async run(s) {
+      const sub = s.sub("erin");
+      s.oidc.setAccount({ sub, email: s.email("erin"), email_verified: true, name: `Provider ${sub}`, picture: null });
+      const browser = s.actor("browser");
+      await socialFlow(s, browser, sub, { callbackURL: "/home" });
+      await s.call("account-info, the provider's picture null", browser, (c) => c.accountInfo({ query: { accountId: sub } }));
+      await s.call("account-info with providerId", browser, (c) => c.accountInfo({ query: { accountId: sub, providerId: "oidc" } }));
+      await s.call("account-info with another providerId", browser, (c) => c.accountInfo({ query: { accountId: sub, providerId: "google" } }));
+      await s.call("account-info without accountId", browser, (c) => c.accountInfo({ query: {} }));
+      await s.call("account-info without a query", browser, (c) => c.accountInfo());
     },
   },
   {
