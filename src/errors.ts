@@ -55,6 +55,7 @@ export const ERRORS = {
   STATE_MISMATCH: [400, "State mismatch: the sign-in request is unknown, expired, already used or was started in another browser"],
   ISSUER_MISMATCH: [400, "Issuer mismatch: the authorization response does not come from the provider the flow was started with"],
   ACCOUNT_NOT_FOUND: [400, "Account not found"],
+  AMBIGUOUS_ACCOUNT: [400, "Multiple accounts share this account ID. Pass a providerId to disambiguate."],
   FAILED_TO_UNLINK_LAST_ACCOUNT: [400, "You can't unlink your last account"],
   FAILED_TO_GET_ACCESS_TOKEN: [400, "Failed to get a valid access token"],
   REFRESH_TOKEN_NOT_FOUND: [400, "Refresh token not found"],
@@ -79,7 +80,7 @@ export const ERRORS = {
   PASSKEY_NOT_FOUND: [401, "Passkey not found"],
   YOU_ARE_NOT_ALLOWED_TO_REGISTER_THIS_PASSKEY: [401, "You are not allowed to register this passkey"],
   INVALID_USERNAME_OR_PASSWORD: [401, "Invalid username or password"],
-  /** A sign-in ID token that fails verification (signature, iss, aud, exp, nonce): CONTRACT.md §9. */
+  /** A sign-in or link-social ID token that fails verification (signature, iss, aud, exp, nonce), is stale, or was already used (docs/security.md): CONTRACT.md §9. */
   INVALID_ID_TOKEN: [401, "Invalid token", "INVALID_TOKEN"],
   // 403
   BANNED_USER: [403, "You have been banned from this application"],

@@ -74,7 +74,20 @@ export const allowlist: Allowed[] = [
 
   // §5 OAuth 2.0 social sign-in
   { endpoint: /^GET \/callback\//, path: "authToken", betterAuth: true, portcullis: A, contract: "§5 OAuth: the callback sets the session cookie only (no set-auth-token: it is a browser redirect)" },
-  { endpoint: "POST /sign-in/social", path: "status", betterAuth: 404, portcullis: 400, contract: "§5 and §9: 400 PROVIDER_NOT_FOUND (unknown provider), 400 ID_TOKEN_NOT_SUPPORTED" },
+  { endpoint: /^POST \/(sign-in\/social|link-social)$/, path: "status", betterAuth: 404, portcullis: 400, contract: "§5 and §9: 400 PROVIDER_NOT_FOUND (unknown provider), 400 ID_TOKEN_NOT_SUPPORTED" },
+  // better-auth 1.6 looks for the provider account among the caller's accounts only, and adds a
+  // second row for it under the caller: the account then belongs to two users.
+  ...([
+    ["bob links alice's provider account", WHOLE_STEP],
+    ["bob's accounts", "body[1]"],
+  ] as const).map(
+    ([step, path]): Allowed => ({
+      scenario: "social: link-social with an ID token",
+      step,
+      path,
+      contract: "§5 OAuth: explicit linking answers 409 ACCOUNT_ALREADY_LINKED_TO_DIFFERENT_USER when the provider account belongs to another user",
+    }),
+  ),
   { endpoint: "POST /get-access-token", path: "code", betterAuth: "PROVIDER_NOT_SUPPORTED", portcullis: "PROVIDER_NOT_FOUND", contract: "§5 OAuth: 400 PROVIDER_NOT_FOUND (unknown provider, on every OAuth endpoint)" },
   ...([
     ["/oops?error=account_not_linked", "/oops?error=ACCOUNT_NOT_LINKED"],

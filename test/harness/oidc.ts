@@ -17,7 +17,7 @@ export interface OidcAccount {
   email?: string;
   email_verified?: boolean;
   name?: string;
-  picture?: string;
+  picture?: string | null;
 }
 
 export interface OidcClient {

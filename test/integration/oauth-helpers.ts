@@ -66,6 +66,8 @@ export function atServer(server: TestServer, url: string): string {
 
 /** The state cookie's name on the plain-http test origin (CONTRACT.md §5). */
 export const STATE_COOKIE = "portcullis.state";
+/** The Set-Cookie of a callback that used its state up: the state cookie cleared (and no session cookie). */
+export const STATE_CLEARED = `${STATE_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax`;
 
 /**
  * A test browser: a tiny cookie jar for our origin, so the state cookie set by the start of a

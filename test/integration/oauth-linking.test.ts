@@ -5,7 +5,7 @@ import { startOidcProvider, type TestOidcProvider } from "../harness/oidc.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
 import { linkFrom, onServer, startSmtpSink, type SmtpSink } from "../harness/smtp.ts";
 import { adminPost, bootstrapAdmin, PASSWORD, signIn, signUp, type SignedInUser } from "./admin-helpers.ts";
-import { browserFlow, callbackUri, expectError, oidcProviders, PUBLIC_URL } from "./oauth-helpers.ts";
+import { browserFlow, callbackUri, expectError, oidcProviders, PUBLIC_URL, STATE_CLEARED } from "./oauth-helpers.ts";
 
 /**
  * Linking (CONTRACT.md §5): explicit linking, the linking-safety rule, the pre-account-takeover
@@ -114,7 +114,7 @@ describe("linking safety", () => {
     const claimant = account({ email: local.email, verified: false });
     const { callback } = await browserFlow(server, oidc, "oidc", claimant.sub);
     expectError(callback, 409, "ACCOUNT_NOT_LINKED");
-    expect(callback.headers.get("set-cookie")).toBeNull();
+    expect(callback.headers.getSetCookie()).toEqual([STATE_CLEARED]);
     // The local user is untouched.
     expect((await sessionOf(server, { bearer: local.token })).user.id).toBe(local.id);
     expect((await accountsOf(local.cookie)).map((a) => a.providerId)).toEqual(["credential"]);
@@ -187,7 +187,7 @@ describe("bans and email verification apply to social sign-in", () => {
     const refused = await browserFlow(server, oidc, "oidc", idp.sub, {});
     expectError(refused.callback, 403, "BANNED_USER");
     expect(refused.callback.body.message).toBe(BANNED_MESSAGE);
-    expect(refused.callback.headers.get("set-cookie")).toBeNull();
+    expect(refused.callback.headers.getSetCookie()).toEqual([STATE_CLEARED]);
     const redirected = await browserFlow(server, oidc, "oidc", idp.sub, { errorCallbackURL: "/banned" });
     expect(redirected.callback.headers.get("location")).toBe(`${PUBLIC_URL}/banned?error=BANNED_USER`);
 
@@ -210,7 +210,7 @@ describe("bans and email verification apply to social sign-in", () => {
     const unverified = account({ verified: false });
     const refused = await browserFlow(strict, oidc, "oidc", unverified.sub);
     expectError(refused.callback, 403, "EMAIL_NOT_VERIFIED");
-    expect(refused.callback.headers.get("set-cookie")).toBeNull();
+    expect(refused.callback.headers.getSetCookie()).toEqual([STATE_CLEARED]);
     const redirected = await browserFlow(strict, oidc, "oidc", unverified.sub, { errorCallbackURL: "/verify-first" });
     expect(redirected.callback.headers.get("location")).toBe(`${PUBLIC_URL}/verify-first?error=EMAIL_NOT_VERIFIED`);
     // No user was made: the address is still free.

@@ -122,7 +122,39 @@ describe("account-info", () => {
     expectError(await get(`${server.auth}/account-info?accountId=${other.acct.sub}`, { bearer: user.token }), 400, "ACCOUNT_NOT_FOUND");
     expectError(await get(`${server.auth}/account-info?accountId=nobody`, { bearer: user.token }), 400, "ACCOUNT_NOT_FOUND");
     expectError(await get(`${server.auth}/account-info?accountId=${user.acct.sub}`), 401, "UNAUTHORIZED");
-    expectError(await get(`${server.auth}/account-info`, { bearer: user.token }), 400, "VALIDATION_ERROR");
+    // better-auth 1.6: no accountId names no account.
+    expectError(await get(`${server.auth}/account-info`, { bearer: user.token }), 400, "ACCOUNT_NOT_FOUND");
+    const viaTrpc = await get(`${server.url}/api/trpc/accountInfo`, { bearer: user.token });
+    expect(viaTrpc.status, viaTrpc.text).toBe(400);
+    expect(viaTrpc.body.error.data.authCode).toBe("ACCOUNT_NOT_FOUND");
+  });
+
+  it("passes the provider's user as it came: a null picture is image: null, no picture no image (better-auth)", async () => {
+    const user = await socialUser();
+    oidc.setAccount({ ...user.acct, picture: null });
+    const withNull = await get(`${server.auth}/account-info?accountId=${user.acct.sub}`, { bearer: user.token });
+    expect(withNull.status, withNull.text).toBe(200);
+    expect(withNull.body.user).toEqual({ id: user.acct.sub, email: user.acct.email, name: user.acct.name, image: null, emailVerified: true });
+    const { picture: _, ...withoutPicture } = user.acct;
+    oidc.setAccount(withoutPicture);
+    const absent = await get(`${server.auth}/account-info?accountId=${user.acct.sub}`, { bearer: user.token });
+    expect(absent.body.user).toEqual({ id: user.acct.sub, email: user.acct.email, name: user.acct.name, emailVerified: true });
+  });
+
+  it("providerId picks between accounts that share an accountId; without it they are 400 AMBIGUOUS_ACCOUNT", async () => {
+    // The loopback provider gives one subject to both clients: `oidc` and `google` accounts of one sub.
+    const user = await socialUser();
+    const linked = await browserFlow(server, oidc, "google", user.acct.sub, {}, { cookie: user.cookie });
+    expect(linked.callback.status, linked.callback.text).toBe(302);
+    const info = (query: string) => get(`${server.auth}/account-info?${query}`, { bearer: user.token });
+    expectError(await info(`accountId=${user.acct.sub}`), 400, "AMBIGUOUS_ACCOUNT");
+    for (const providerId of ["oidc", "google"]) {
+      const res = await info(`accountId=${user.acct.sub}&providerId=${providerId}`);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.user.id).toBe(user.acct.sub);
+    }
+    const alone = await socialUser();
+    expectError(await get(`${server.auth}/account-info?accountId=${alone.acct.sub}&providerId=google`, { bearer: alone.token }), 400, "ACCOUNT_NOT_FOUND");
   });
 });
 

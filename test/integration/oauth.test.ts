@@ -4,7 +4,7 @@ import { MINUTE, SECOND } from "../harness/clock.ts";
 import { cookieFrom, get, post, request } from "../harness/http.ts";
 import { startOidcProvider, type TestOidcProvider } from "../harness/oidc.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
-import { atServer, Browser, browserFlow, callbackUri, captureLogs, expectError, oidcProviders, PUBLIC_URL, STATE_COOKIE, startAndAuthorize, tokenOf } from "./oauth-helpers.ts";
+import { atServer, Browser, browserFlow, callbackUri, captureLogs, expectError, oidcProviders, PUBLIC_URL, STATE_CLEARED, STATE_COOKIE, startAndAuthorize, tokenOf } from "./oauth-helpers.ts";
 
 /**
  * Social sign-in against a real OpenID provider on loopback (CONTRACT.md §5): the browser flow
@@ -318,7 +318,7 @@ describe("callback failures", () => {
     // Replayed with the very cookie that went with it: the state is used up.
     const replay = await get(location, { cookie });
     expectError(replay, 400, "STATE_MISMATCH");
-    expect(replay.headers.get("set-cookie")).toBeNull();
+    expect(replay.headers.getSetCookie()).toEqual([STATE_CLEARED]);
   });
 
   it("one state raced by five callbacks at once: exactly one session, the rest STATE_MISMATCH", async () => {
@@ -329,7 +329,7 @@ describe("callback failures", () => {
     expect(cookieFrom(winners[0]!.headers)).not.toBeNull();
     for (const loser of results.filter((r) => r.status !== 302)) {
       expectError(loser, 400, "STATE_MISMATCH");
-      expect(loser.headers.get("set-cookie")).toBeNull();
+      expect(loser.headers.getSetCookie()).toEqual([STATE_CLEARED]);
     }
   });
 
@@ -389,7 +389,7 @@ describe("callback failures", () => {
     remember(otherState);
     const res = await browser.get(`${server.auth}/callback/oidc?code=${code}&state=${otherState}&iss=${encodeURIComponent(oidc.issuer)}`);
     expectError(res, 500, "OAUTH_PROVIDER_ERROR");
-    expect(res.headers.get("set-cookie")).toBeNull();
+    expect(res.headers.getSetCookie()).toEqual([STATE_CLEARED]);
     const logged = logs.entries().find((e) => e.requestId === res.body.requestId && e.msg === "oauth provider failure");
     expect(logged).toMatchObject({ step: "token exchange", cause: { kind: "status", status: 400, oauthError: { error: "invalid_grant" } } });
   });

@@ -4,7 +4,7 @@ import { cookieFrom, get, post, TEST_ORIGIN, type Reply } from "../harness/http.
 import { startOidcProvider, type TestOidcProvider } from "../harness/oidc.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
 import { signUp } from "./admin-helpers.ts";
-import { atServer, Browser, callbackUri, expectError, oidcProviders, PUBLIC_URL, STATE_COOKIE, startAndAuthorize } from "./oauth-helpers.ts";
+import { atServer, Browser, callbackUri, expectError, oidcProviders, PUBLIC_URL, STATE_CLEARED, STATE_COOKIE, startAndAuthorize } from "./oauth-helpers.ts";
 
 /**
  * Issue 11, items 2 and 11, against the real OpenID provider: the OAuth state is bound to the
@@ -122,6 +122,39 @@ describe("the state cookie", () => {
     expect(await usersWithEmail(acct.email)).toBe(0);
     // None of that used the state up: the browser that started the flow still finishes it.
     expect((await browser.get(location)).status).toBe(302);
+  });
+
+  it("is cleared by every callback that used its state up, whatever the failure and however it is answered", async () => {
+    const local = await signUp(server);
+    // ACCOUNT_NOT_LINKED (an unverified provider email that matches a user), answered as JSON, as
+    // the browser's error page, and as a redirect to the flow's errorCallbackURL.
+    for (const [accept, body, status] of [
+      ["application/json", {}, 409],
+      ["text/html", {}, 302],
+      ["application/json", { errorCallbackURL: "/oops" }, 302],
+    ] as const) {
+      const sub = `${account().sub}-unverified`;
+      oidc.setAccount({ sub, email: local.email, email_verified: false });
+      const browser = new Browser();
+      const { location } = await startAndAuthorize(server, oidc, browser, "oidc", sub, body);
+      const res = await browser.get(location, { headers: { accept } });
+      expect(res.status, `${accept} ${JSON.stringify(body)}: ${res.text}`).toBe(status);
+      if (status === 409) expect(res.body.code).toBe("ACCOUNT_NOT_LINKED");
+      else expect(res.headers.get("location")).toMatch(/error=ACCOUNT_NOT_LINKED$/);
+      expect(res.headers.getSetCookie(), `${accept} ${JSON.stringify(body)}`).toEqual([STATE_CLEARED]);
+      expect(browser.value(STATE_COOKIE)).toBeNull();
+    }
+    // ISSUER_MISMATCH and the provider's own error use the state up too.
+    const acct = account();
+    for (const change of [(l: string) => withParam(l, "iss", "https://attacker.example"), (l: string) => withParam(withParam(l, "code", null), "error", "access_denied")]) {
+      const browser = new Browser();
+      const { location } = await startAndAuthorize(server, oidc, browser, "oidc", acct.sub);
+      const res = await browser.get(change(location));
+      expect(res.status, res.text).toBe(400);
+      expect(res.headers.getSetCookie()).toEqual([STATE_CLEARED]);
+      expect(browser.value(STATE_COOKIE)).toBeNull();
+    }
+    expect(await usersWithEmail(acct.email)).toBe(0);
   });
 });
 

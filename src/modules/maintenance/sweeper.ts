@@ -48,7 +48,8 @@ interface Target {
 const TARGETS: Target[] = [
   // Expired sessions are refused by every lookup already; the rows only take space.
   { name: "sessions", table: "sessions", column: "expires_at", cutoff: (now) => now },
-  // Email verification, password reset and OAuth state records: single use, dead once expired.
+  // Email verification, password reset and OAuth state records: single use, dead once expired;
+  // the digests of used ID tokens (oauth/id-token-ledger.ts), which expire with their tokens.
   { name: "verifications", table: "verifications", column: "expires_at", cutoff: (now) => now },
   // Expired device codes stay a day, so that a late poll still gets expired_token (RFC 8628 §3.5).
   { name: "deviceCodes", table: "device_codes", column: "expires_at", cutoff: (now) => now - DEVICE_CODE_GRACE_MS },

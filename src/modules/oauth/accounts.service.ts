@@ -6,6 +6,7 @@ import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
 import { splitScopes, type OAuthProvider } from "../../oauth/providers/index.ts";
 import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
+import { rememberIssuedIdToken } from "./id-token-ledger.ts";
 import { providerFailure } from "./oauth.service.ts";
 import { getProvider, oauthRuntime } from "./runtime.ts";
 import { openTokens, resealKept, sealTokens, type OpenedTokens } from "./tokens.ts";
@@ -66,6 +67,8 @@ async function refreshStored(app: App, em: EntityManager, requestId: string, pro
   } catch (err) {
     throw providerFailure(app, requestId, provider.name, "token refresh", err);
   }
+  // A refreshed id_token goes to the caller (refresh-token, get-access-token): never a sign-in token.
+  await rememberIssuedIdToken(app, em, tokens.idToken);
   const now = app.clock.now();
   const { aead } = oauthRuntime(app);
   // No `scope` in the answer: the stored string stays, in the provider's own format.
@@ -117,14 +120,28 @@ export async function getAccessToken(app: App, em: EntityManager, requestId: str
   };
 }
 
+export interface AccountInfoRef {
+  /** The provider's account id. */
+  accountId?: string | undefined;
+  providerId?: string | undefined;
+}
+
+/**
+ * The caller's provider account named by account id (and provider, better-auth 1.6): none named
+ * or none found is 400 ACCOUNT_NOT_FOUND, two providers' accounts with that id 400 AMBIGUOUS_ACCOUNT.
+ */
+async function namedProviderAccount(em: EntityManager, userId: string, ref: AccountInfoRef): Promise<IAccount> {
+  if (!ref.accountId) throw new AuthError("ACCOUNT_NOT_FOUND");
+  const providerId = ref.providerId ? { $eq: ref.providerId, $ne: CREDENTIAL_PROVIDER } : { $ne: CREDENTIAL_PROVIDER };
+  const matches = await em.find(Account, { user: userId, accountId: ref.accountId, providerId }, { orderBy: { createdAt: "asc" }, limit: 2 });
+  if (matches.length > 1) throw new AuthError("AMBIGUOUS_ACCOUNT");
+  if (!matches[0]) throw new AuthError("ACCOUNT_NOT_FOUND");
+  return matches[0];
+}
+
 /** GET /account-info: a live user-info call with the stored (refreshed if needed) token. */
-export async function accountInfo(app: App, em: EntityManager, requestId: string, userId: string, accountId: string) {
-  const account = await em.findOne(
-    Account,
-    { user: userId, accountId, providerId: { $ne: CREDENTIAL_PROVIDER } },
-    { orderBy: { createdAt: "asc" } },
-  );
-  if (!account) throw new AuthError("ACCOUNT_NOT_FOUND");
+export async function accountInfo(app: App, em: EntityManager, requestId: string, userId: string, ref: AccountInfoRef) {
+  const account = await namedProviderAccount(em, userId, ref);
   const provider = getProvider(app, account.providerId);
   const live = await liveAccessToken(app, em, requestId, provider, account);
   let profile;
@@ -134,8 +151,9 @@ export async function accountInfo(app: App, em: EntityManager, requestId: string
     throw providerFailure(app, requestId, provider.name, "account info", err);
   }
   const { id, name, email, image, emailVerified } = profile.user;
-  // The standard user info (CONTRACT.md §5): optional fields are left out, not null, as in better-auth.
-  return { user: { id, name, email, ...(image ? { image } : {}), emailVerified }, data: profile.raw };
+  // The standard user info (CONTRACT.md §5) as the provider gave it, like better-auth: a name or
+  // image it did not send is left out, one it sent as null stays null.
+  return { user: { id, ...(name !== undefined ? { name } : {}), email, ...(image !== undefined ? { image } : {}), emailVerified }, data: profile.raw };
 }
 
 /**

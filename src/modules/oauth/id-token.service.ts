@@ -2,25 +2,30 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { User, type IUser } from "../../db/entities/index.ts";
 import { AuthError } from "../../errors.ts";
-import { isTokenRejection, type OAuthProvider, type ProviderProfile } from "../../oauth/providers/index.ts";
+import { IdTokenRefusal, isTokenRejection, type OAuthProvider, type ProviderProfile, type VerifiedIdToken } from "../../oauth/providers/index.ts";
 import type { RequestInfo } from "../session/session.service.ts";
-import { signInWithProvider, type SocialSignIn } from "./linking.service.ts";
+import { spendIdToken } from "./id-token-ledger.ts";
+import { linkToUser, signInWithProvider, type ProviderLogin, type SocialSignIn } from "./linking.service.ts";
 import { profileEmail, providerFailure } from "./oauth.service.ts";
 import { getProvider } from "./runtime.ts";
 import type { GrantedTokens } from "./tokens.ts";
 
 type RequestMeta = RequestInfo & { requestId: string };
 
+export interface IdTokenInput {
+  token: string;
+  nonce?: string | undefined;
+  accessToken?: string | undefined;
+  refreshToken?: string | undefined;
+  /** The access token's expiry, epoch milliseconds. */
+  expiresAt?: number | undefined;
+  /** link-social: the scopes the access token was granted (better-auth stores them with the account). */
+  scopes?: string[] | undefined;
+}
+
 export interface IdTokenSignInInput {
   provider: string;
-  idToken: {
-    token: string;
-    nonce?: string | undefined;
-    accessToken?: string | undefined;
-    refreshToken?: string | undefined;
-    /** The access token's expiry, epoch milliseconds. */
-    expiresAt?: number | undefined;
-  };
+  idToken: IdTokenInput;
 }
 
 /** A token that fails verification: 401 INVALID_TOKEN; why goes to the log (never the token). */
@@ -30,23 +35,30 @@ function rejected(app: App, req: RequestMeta, provider: OAuthProvider, err: unkn
   return new AuthError("INVALID_ID_TOKEN", { cause: err });
 }
 
-/** The verified profile: a bad token is the caller's fault (401), unreachable keys the provider's (500). */
-async function verifiedProfile(app: App, req: RequestMeta, provider: OAuthProvider, input: IdTokenSignInInput["idToken"]): Promise<ProviderProfile> {
+/**
+ * The verified profile: a bad token is the caller's fault (401), unreachable keys the provider's
+ * (500). A token that passes every check is then used up (docs/security.md): a second
+ * presentation, or one of a token a provider issued to us, is a replay (401).
+ */
+async function acceptIdToken(app: App, em: EntityManager, req: RequestMeta, provider: OAuthProvider, input: IdTokenInput): Promise<ProviderProfile> {
   // better-auth answers the same for a provider that cannot check ID tokens.
   if (!provider.verifyIdToken) throw new AuthError("ID_TOKEN_NOT_SUPPORTED");
-  let profile: ProviderProfile;
+  let verified: VerifiedIdToken;
   try {
-    profile = await provider.verifyIdToken(input.token, input.nonce ?? null);
+    verified = await provider.verifyIdToken(input.token, input.nonce ?? null);
   } catch (err) {
     if (isTokenRejection(err)) throw rejected(app, req, provider, err);
     throw providerFailure(app, req.requestId, provider.name, "id token keys", err);
   }
-  const email = profileEmail(profile.user.email);
+  const email = profileEmail(verified.user.email);
   if (!email) throw rejected(app, req, provider, new Error("the email claim is not an address"));
-  return { ...profile, user: { ...profile.user, email } };
+  if (!(await spendIdToken(app, em, input.token, verified.expiresAt))) {
+    throw rejected(app, req, provider, new IdTokenRefusal("ID_TOKEN_REPLAYED", "id_token already used, or issued to this service"));
+  }
+  return { user: { ...verified.user, email }, raw: verified.raw };
 }
 
-function grantedTokens(app: App, input: IdTokenSignInInput["idToken"]): GrantedTokens {
+function grantedTokens(app: App, input: IdTokenInput): GrantedTokens {
   const nowMs = app.clock.now().getTime();
   const expiresInSec = input.accessToken && input.expiresAt !== undefined ? Math.max(0, Math.floor((input.expiresAt - nowMs) / 1000)) : null;
   return {
@@ -55,8 +67,15 @@ function grantedTokens(app: App, input: IdTokenSignInInput["idToken"]): GrantedT
     idToken: input.token,
     expiresInSec,
     refreshTokenExpiresInSec: null,
-    scope: null,
+    scope: input.scopes?.length ? input.scopes.join(" ") : null,
   };
+}
+
+/** The verified token as the linking rules take it (linking.service ProviderLogin). */
+async function loginWith(app: App, em: EntityManager, req: RequestMeta, input: IdTokenSignInInput): Promise<ProviderLogin> {
+  const provider = getProvider(app, input.provider);
+  const { user: profile } = await acceptIdToken(app, em, req, provider, input.idToken);
+  return { provider, profile, tokens: grantedTokens(app, input.idToken), requestedScopes: null };
 }
 
 /**
@@ -66,10 +85,16 @@ function grantedTokens(app: App, input: IdTokenSignInInput["idToken"]): GrantedT
  * else a new user). Never a silent fallback to the redirect flow.
  */
 export async function signInWithIdToken(app: App, em: EntityManager, req: RequestMeta, input: IdTokenSignInInput): Promise<{ session: SocialSignIn; user: IUser }> {
-  const provider = getProvider(app, input.provider);
-  const { user: profile } = await verifiedProfile(app, req, provider, input.idToken);
-  const login = { provider, profile, tokens: grantedTokens(app, input.idToken), requestedScopes: null };
-  const session = await signInWithProvider(app, em, req, login);
+  const session = await signInWithProvider(app, em, req, await loginWith(app, em, req, input));
   const user = await em.fork().findOneOrFail(User, { id: session.userId });
   return { session, user };
+}
+
+/**
+ * POST /link-social with `idToken` (better-auth's direct link): the same checks as a sign-in
+ * token, then CONTRACT.md §5's explicit linking (linking.service linkToUser: whatever the email,
+ * 409 when the account belongs to another user). The router lets only a lasting-access session here.
+ */
+export async function linkWithIdToken(app: App, em: EntityManager, req: RequestMeta, userId: string, input: IdTokenSignInInput): Promise<void> {
+  await linkToUser(app, em, userId, await loginWith(app, em, req, input));
 }

@@ -50,14 +50,17 @@ export const oauthDoc = moduleDoc({
     },
     linkSocial: {
       summary: "Link a provider account to the caller",
+      description:
+        "`{ url, redirect }` (+ `Location` and the state cookie) to send the browser to the provider; with `idToken`, the account " +
+        "is linked at once: `{ url: \"\", status: true, redirect: false }`. The ID token follows the sign-in rules (fresh, single use).",
       access: "own-session",
-      output: authorization,
-      errors: ["PROVIDER_NOT_FOUND", "INVALID_CALLBACK_URL"],
+      output: z.union([z.object({ url: z.literal(""), status: z.literal(true), redirect: z.literal(false) }), authorization]),
+      errors: ["PROVIDER_NOT_FOUND", "INVALID_CALLBACK_URL", "ID_TOKEN_NOT_SUPPORTED", "INVALID_ID_TOKEN", "ACCOUNT_ALREADY_LINKED_TO_DIFFERENT_USER", "BANNED_USER", "USER_NOT_FOUND"],
     },
     getAccessToken: {
       summary: "A linked account's access token",
-      description: "Refreshed first when it expires within 5 s and a refresh token is stored.",
-      access: "session",
+      description: "Refreshed first when it expires within 5 s and a refresh token is stored. Not from an impersonation session.",
+      access: "own-session",
       output: z.object({
         accessToken: z.string(),
         accessTokenExpiresAt: z.string().nullable(),
@@ -68,7 +71,8 @@ export const oauthDoc = moduleDoc({
     },
     refreshToken: {
       summary: "Refresh a linked account's tokens",
-      access: "session",
+      description: "Not from an impersonation session.",
+      access: "own-session",
       output: z.object({
         accessToken: z.string().nullable(),
         refreshToken: z.string().nullable(),
@@ -85,10 +89,16 @@ export const oauthDoc = moduleDoc({
       summary: "A linked account's user info, live from the provider",
       access: "session",
       output: z.object({
-        user: z.object({ id: z.string(), name: z.string().nullable(), email: z.string(), image: z.string().optional(), emailVerified: z.boolean() }),
+        user: z.object({
+          id: z.string(),
+          name: z.string().nullable().optional(),
+          email: z.string(),
+          image: z.string().nullable().optional().describe("As the provider sent it: absent when it sent none, null when it sent null"),
+          emailVerified: z.boolean(),
+        }),
         data: z.unknown().optional().describe("The provider's raw profile"),
       }),
-      errors: PROVIDER_ACCOUNT,
+      errors: [...PROVIDER_ACCOUNT, "AMBIGUOUS_ACCOUNT"],
     },
     listAccounts: {
       summary: "The caller's linked accounts",

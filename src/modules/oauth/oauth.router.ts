@@ -8,11 +8,11 @@ import { publicUser } from "../session/session.serialize.ts";
 import { userRow } from "../user/user.mapper.ts";
 import * as accounts from "./accounts.service.ts";
 import { renderErrorPage } from "./error-page.ts";
-import { signInWithIdToken } from "./id-token.service.ts";
+import { linkWithIdToken, signInWithIdToken } from "./id-token.service.ts";
 import * as schema from "./oauth.schema.ts";
 import * as service from "./oauth.service.ts";
 import { getProvider } from "./runtime.ts";
-import { STATE_COOKIE, STATE_COOKIE_MAX_AGE_SEC, stateCookieMatches } from "./state.ts";
+import { STATE_COOKIE, STATE_COOKIE_MAX_AGE_SEC } from "./state.ts";
 
 /**
  * `{ url, redirect }` plus `Location` (CONTRACT.md §5); the browser client follows it. The state
@@ -48,8 +48,13 @@ export const oauthProcedures = {
     return authorizationAnswer(ctx, authorization, input.disableRedirect);
   }),
 
+  /** With `idToken`, better-auth's direct link and its answer `{ url: "", status: true, redirect: false }`. */
   linkSocial: lastingAccessProcedure.input(schema.linkSocialInput).mutation(async ({ ctx, input }) => {
     for (const url of [input.callbackURL, input.errorCallbackURL]) assertSafeCallback(ctx.app, url);
+    if (input.idToken) {
+      await linkWithIdToken(ctx.app, ctx.em, ctx.req, ctx.auth.user.id, { provider: input.provider, idToken: input.idToken });
+      return { url: "", status: true as const, redirect: false as const };
+    }
     const authorization = await service.startAuthorization(ctx.app, ctx.em, { ...input, linkUserId: ctx.auth.user.id });
     return authorizationAnswer(ctx, authorization, input.disableRedirect);
   }),
@@ -57,12 +62,12 @@ export const oauthProcedures = {
   /**
    * The provider's redirect. A browser redirect: the session goes in the cookie only, no
    * `set-auth-token`. A mutation (it uses the state up), though it arrives as a GET. The state
-   * cookie is cleared once it has served (it named this state); one naming another flow of
-   * this browser is left to that flow.
+   * cookie is cleared once it has served (service.settlesStateCookie), with a failure too (the
+   * bridge and tRPC send a failed call's cookies).
    */
   callback: publicProcedure.input(schema.callbackInput).mutation(async ({ ctx, input }) => {
     const stateCookie = ctx.readCookie(STATE_COOKIE);
-    if (input.state && stateCookie && stateCookieMatches(ctx.app, input.state, stateCookie)) setStateCookie(ctx, "", 0);
+    if (service.settlesStateCookie(ctx.app, { ...input, stateCookie })) setStateCookie(ctx, "", 0);
     let outcome: service.CallbackOutcome;
     try {
       outcome = await service.handleCallback(ctx.app, ctx.em, ctx.req, { ...input, stateCookie });
@@ -97,17 +102,18 @@ export const oauthProcedures = {
     return { redirect: true as const, url };
   }),
 
-  getAccessToken: authedProcedure
+  // Provider tokens are lasting access (CONTRACT.md §6): a refresh token outlives an impersonation.
+  getAccessToken: lastingAccessProcedure
     .input(schema.accountRefInput)
     .mutation(({ ctx, input }) => accounts.getAccessToken(ctx.app, ctx.em, ctx.req.requestId, ctx.auth.user.id, input)),
 
-  refreshToken: authedProcedure
+  refreshToken: lastingAccessProcedure
     .input(schema.accountRefInput)
     .mutation(({ ctx, input }) => accounts.refreshAccountTokens(ctx.app, ctx.em, ctx.req.requestId, ctx.auth.user.id, input)),
 
   accountInfo: authedProcedure
     .input(schema.accountInfoInput)
-    .query(({ ctx, input }) => accounts.accountInfo(ctx.app, ctx.em, ctx.req.requestId, ctx.auth.user.id, input.accountId)),
+    .query(({ ctx, input }) => accounts.accountInfo(ctx.app, ctx.em, ctx.req.requestId, ctx.auth.user.id, input ?? {})),
 
   listAccounts: authedProcedure.query(({ ctx }) => accounts.listAccounts(ctx.em, ctx.auth.user.id)),
 

@@ -34,6 +34,8 @@ export const linkSocialInput = z.object({
   errorCallbackURL: callbackURL,
   disableRedirect: formBoolean.optional(),
   scopes,
+  /** better-auth's direct link: a verified ID token links at once, no redirect. `scopes`: what its access token was granted. */
+  idToken: idTokenInput.extend({ scopes }).optional(),
 });
 
 /**
@@ -54,7 +56,17 @@ export const accountRefInput = z.object({
   accountId: z.string().min(1).max(255).optional(),
 });
 
-export const accountInfoInput = z.object({ accountId: z.string().min(1, "is required").max(255) });
+/**
+ * better-auth 1.6's query: `accountId` is the provider's account id, `providerId` tells apart
+ * accounts of two providers that share one. A call without accountId names no account (400
+ * ACCOUNT_NOT_FOUND, as better-auth answers), so neither is required, nor is a query at all (tRPC).
+ */
+export const accountInfoInput = z
+  .object({
+    accountId: z.string().max(255).optional(),
+    providerId: z.string().min(1).max(255).optional(),
+  })
+  .optional();
 
 /** GET /error: any text (it is escaped and cut short when shown), so the page itself never fails. */
 export const errorPageInput = z.object({ error: z.string().optional() });

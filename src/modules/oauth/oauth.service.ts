@@ -10,7 +10,8 @@ import { issuerAccepted, ProfileError, type OAuthProvider } from "../../oauth/pr
 import { normalizeEmail } from "../email-password/email-password.rules.ts";
 import type { RequestInfo } from "../session/session.service.ts";
 import { linkToUser, signInWithProvider, type SocialSignIn } from "./linking.service.ts";
-import { getProvider, redirectUri } from "./runtime.ts";
+import { rememberIssuedIdToken } from "./id-token-ledger.ts";
+import { getProvider, oauthRuntime, redirectUri } from "./runtime.ts";
 import { consumeState, findState, saveState, stateCookieMatches, stateCookieValue } from "./state.ts";
 
 type RequestMeta = RequestInfo & { requestId: string };
@@ -123,13 +124,29 @@ async function assertBoundToBrowser(app: App, em: EntityManager, state: string, 
   throw new CallbackFailure(new AuthError("STATE_MISMATCH"), pending?.errorCallbackURL ?? null);
 }
 
+/**
+ * RFC 6749 §4.1.2 / §4.1.2.1: a response carries a code or the provider's error, and the state.
+ * One without either is malformed whatever its state: refused before the state is looked up, so
+ * it neither uses up nor reveals a pending flow.
+ */
+function wellFormed(input: CallbackInput): input is CallbackInput & { state: string } {
+  return Boolean(input.state && (input.code || input.error));
+}
+
+/**
+ * Whether this callback is the end of the flow the browser's state cookie names, so the cookie
+ * has served whatever the outcome: a well-formed response of a known provider naming that state
+ * uses it up, or finds it dead (expired, used, another provider's). A malformed response leaves
+ * the flow alone, and a cookie that names another flow of this browser is left to that flow.
+ */
+export function settlesStateCookie(app: App, input: CallbackInput): boolean {
+  return oauthRuntime(app).providers.has(input.provider) && wellFormed(input) && stateCookieMatches(app, input.state, input.stateCookie);
+}
+
 /** GET /callback/{provider}: state, code exchange with the stored verifier, user info, the linking rules. */
 export async function handleCallback(app: App, em: EntityManager, req: RequestMeta, input: CallbackInput): Promise<CallbackOutcome> {
   const provider = getProvider(app, input.provider);
-  // RFC 6749 §4.1.2 / §4.1.2.1: a response carries a code or the provider's error, and the state.
-  // One without either is malformed whatever its state: refused before the state is looked up,
-  // so it neither uses up nor reveals a pending flow.
-  if (!input.state || (!input.code && !input.error)) throw new AuthError("INVALID_CALLBACK_REQUEST");
+  if (!wellFormed(input)) throw new AuthError("INVALID_CALLBACK_REQUEST");
   await assertBoundToBrowser(app, em, input.state, input.stateCookie);
   const state = await consumeState(app, em, input.state);
   if (!state) throw new AuthError("STATE_MISMATCH");
@@ -147,6 +164,8 @@ export async function handleCallback(app: App, em: EntityManager, req: RequestMe
     const tokens = await upstream(app, req, provider, "token exchange", () =>
       provider.exchangeCode({ code, codeVerifier: state.codeVerifier, redirectUri: redirect }),
     );
+    // Its id_token is stored with the account, and get-access-token hands it out: never a sign-in token.
+    await rememberIssuedIdToken(app, em, tokens.idToken);
     const { user } = await upstream(app, req, provider, "user info", () => provider.userInfo(tokens, { nonce: state.nonce }));
     const email = profileEmail(user.email);
     if (!email) throw providerFailure(app, req.requestId, provider.name, "user info", new ProfileError("the email is not an address"));

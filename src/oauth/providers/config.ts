@@ -27,6 +27,9 @@ const issuerCheck = {
   requireIssuerParameter: z.boolean().optional(),
 };
 
+/** One Tap and native SDKs present a token within seconds; a longer window only lengthens the life of a leaked one. */
+const idTokenMaxAgeSec = z.number().int().min(30).max(86_400).optional();
+
 const builtIn = {
   /** OAuth client id registered with the provider. */
   clientId: secret,
@@ -78,6 +81,8 @@ const providerConfigUnion = z.discriminatedUnion("type", [
       jwksUrl: httpUrl.optional(),
       /** Verified ID-token claims → the standard user info (default: sub, email, email_verified, name, picture). */
       mapIdTokenClaims: z.custom<MapUserInfo>((v) => typeof v === "function", "must be a function").optional(),
+      /** Sign-in and link-social with an ID token: the most seconds since its `iat` (default 600; its `exp` at most 24 h ahead). */
+      idTokenMaxAgeSec,
     })
     .strict(),
   z
@@ -88,6 +93,8 @@ const providerConfigUnion = z.discriminatedUnion("type", [
       issuer: z.string().min(1).optional(),
       /** Where the id_token's signing keys are published. */
       jwksUrl: httpUrl.optional(),
+      /** Sign-in and link-social with an ID token: the most seconds since its `iat` (default 600; its `exp` at most 24 h ahead). */
+      idTokenMaxAgeSec,
     })
     .strict(),
   z

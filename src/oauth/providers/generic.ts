@@ -1,5 +1,5 @@
 import type { ProviderConfig } from "./config.ts";
-import { ASYMMETRIC_ALGORITHMS, discoveryCache, jwksCache, userFromClaims, verifyIdTokenJwt, type IdTokenCheck } from "./id-token.ts";
+import { ASYMMETRIC_ALGORITHMS, DEFAULT_ID_TOKEN_MAX_AGE_SEC, discoveryCache, jwksCache, userFromClaims, verifyPresentedIdToken, type IdTokenCheck } from "./id-token.ts";
 import { getRawProfile, oauth2Provider, type ClientCredentials } from "./oauth2.ts";
 import { responseIssuerOf, toStandardUserInfo, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";
 
@@ -21,9 +21,9 @@ function idTokenVerifier(config: GenericConfig, { http, clock }: ProviderContext
     clock,
   };
   return async (idToken, nonce) => {
-    const payload = await verifyIdTokenJwt(check, idToken, nonce);
+    const { payload, expiresAt } = await verifyPresentedIdToken(check, idToken, nonce, config.idTokenMaxAgeSec ?? DEFAULT_ID_TOKEN_MAX_AGE_SEC);
     const user = config.mapIdTokenClaims ? toStandardUserInfo(await config.mapIdTokenClaims(payload)) : userFromClaims(payload);
-    return { user, raw: payload };
+    return { user, raw: payload, expiresAt };
   };
 }
 

@@ -1,7 +1,7 @@
 import type { ProviderConfig } from "./config.ts";
-import { jwksCache, oidcClaims, userFromClaims, verifyIdTokenJwt, type IdTokenCheck } from "./id-token.ts";
+import { DEFAULT_ID_TOKEN_MAX_AGE_SEC, jwksCache, oidcClaims, userFromClaims, verifyIdTokenJwt, verifyPresentedIdToken, type IdTokenCheck } from "./id-token.ts";
 import { getWithToken, oauth2Provider, type ClientCredentials } from "./oauth2.ts";
-import { ProfileError, withoutUndefined, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";
+import { ProfileError, withoutUndefined, type OAuthProvider, type ProviderContext, type ProviderProfile, type VerifiedIdToken } from "./provider.ts";
 
 type GoogleConfig = Extract<ProviderConfig, { type: "google" }>;
 
@@ -32,10 +32,16 @@ export function googleProvider(name: string, config: GoogleConfig, { http, clock
     clock,
   };
 
-  /** The code flow's id_token and sign-in with an ID token (One Tap, native apps) both end here. */
-  async function verifyIdToken(idToken: string, nonce: string | null): Promise<ProviderProfile> {
+  /** The code flow's id_token: straight from the token endpoint, so no freshness rule of a presented one. */
+  async function verifyIssuedIdToken(idToken: string, nonce: string | null): Promise<ProviderProfile> {
     const payload = await verifyIdTokenJwt(check, idToken, nonce);
     return { user: userFromClaims(payload), raw: payload };
+  }
+
+  /** Sign-in and linking with an ID token a client presents (One Tap, native apps). */
+  async function verifyIdToken(idToken: string, nonce: string | null): Promise<VerifiedIdToken> {
+    const { payload, expiresAt } = await verifyPresentedIdToken(check, idToken, nonce, config.idTokenMaxAgeSec ?? DEFAULT_ID_TOKEN_MAX_AGE_SEC);
+    return { user: userFromClaims(payload), raw: payload, expiresAt };
   }
 
   const fetchProfile = async (accessToken: string): Promise<ProviderProfile> => {
@@ -60,7 +66,7 @@ export function googleProvider(name: string, config: GoogleConfig, { http, clock
     // Sign-in trusts the verified id_token only; Google always sends one for the openid scope.
     userInfo: async (tokens, expected) => {
       if (!tokens.idToken) throw new ProfileError("no id_token in the token response");
-      return verifyIdToken(tokens.idToken, expected.nonce);
+      return verifyIssuedIdToken(tokens.idToken, expected.nonce);
     },
     verifyIdToken,
   };

@@ -71,6 +71,9 @@ export function discoveryCache(http: HttpClient, url: string, clock: Clock): () 
   };
 }
 
+/** jose's leeway on `exp` (and ours on the ledger's expiry: a token is remembered this long past its exp). */
+export const CLOCK_TOLERANCE_SEC = 5;
+
 export interface IdTokenCheck {
   clientId: string;
   issuers: () => Promise<readonly string[]>;
@@ -91,7 +94,7 @@ export async function verifyIdTokenJwt(check: IdTokenCheck, idToken: string, non
     audience: check.clientId,
     algorithms: check.algorithms,
     currentDate: check.clock.now(),
-    clockTolerance: 5,
+    clockTolerance: CLOCK_TOLERANCE_SEC,
   };
   const { jwtVerify, errors } = await loadJose();
   let result;
@@ -109,13 +112,16 @@ export async function verifyIdTokenJwt(check: IdTokenCheck, idToken: string, non
   return payload;
 }
 
-/** OpenID Connect standard claims (Core §5.1), as an id_token and a userinfo endpoint carry them. */
+/**
+ * OpenID Connect standard claims (Core §5.1), as an id_token and a userinfo endpoint carry them.
+ * A null name or picture is passed on as null (some providers send them so).
+ */
 export const oidcClaims = z.looseObject({
   sub: z.string().min(1),
   email: z.string().optional(),
   email_verified: z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")]).optional(),
-  name: z.string().optional(),
-  picture: z.string().optional(),
+  name: z.string().nullish(),
+  picture: z.string().nullish(),
 });
 
 /** `sub`, `email`, `email_verified`, `name`, `picture` → the standard user info (ProfileError without sub or email). */
@@ -129,4 +135,66 @@ export function userFromClaims(claims: unknown): StandardUserInfo {
 /** A failure that is the token's fault (401 INVALID_TOKEN), as opposed to the provider's (500). */
 export function isTokenRejection(err: unknown): boolean {
   return (jose !== undefined && err instanceof jose.errors.JOSEError) || err instanceof ProfileError;
+}
+
+/** Why a presented ID token is too old, too young or too long-lived (logged as the refusal's reason). */
+export type FreshnessRefusal = "ID_TOKEN_CLAIM_MISSING" | "ID_TOKEN_ISSUED_IN_FUTURE" | "ID_TOKEN_TOO_OLD" | "ID_TOKEN_EXPIRES_TOO_LATE";
+
+/** A presented ID token refused for a reason of ours (not jose's): `code` is what the log shows. */
+export class IdTokenRefusal extends ProfileError {
+  override name = "IdTokenRefusal";
+  constructor(
+    readonly code: FreshnessRefusal | "ID_TOKEN_REPLAYED",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Default `idTokenMaxAgeSec`: Google One Tap and native SDKs present a token within seconds of getting it. */
+export const DEFAULT_ID_TOKEN_MAX_AGE_SEC = 600;
+/** A provider's clock may run this far ahead of ours: an `iat` up to a minute in the future is accepted. */
+const ISSUED_AT_SKEW_SEC = 60;
+/** The farthest `exp` a presented token may name: Google's live an hour, no provider we know issues beyond a day. */
+export const ID_TOKEN_MAX_LIFETIME_SEC = 24 * 3600;
+
+/**
+ * A presented ID token must be young and short-lived (docs/security.md): `iat` and `exp` present
+ * (OIDC Core §2 makes both REQUIRED), `iat` no more than `maxAgeSec` ago and not in the future
+ * beyond the skew, `exp` no more than a day ahead. Together with the single-use ledger, a token
+ * that leaked (a log, a backup, a stored account) cannot be presented later. Returns `exp`.
+ */
+export function checkFreshness(payload: JWTPayload, now: Date, maxAgeSec: number): Date {
+  const { iat, exp } = payload;
+  if (typeof iat !== "number" || typeof exp !== "number") throw new IdTokenRefusal("ID_TOKEN_CLAIM_MISSING", "id_token lacks iat or exp");
+  const nowSec = now.getTime() / 1000;
+  if (iat > nowSec + ISSUED_AT_SKEW_SEC) throw new IdTokenRefusal("ID_TOKEN_ISSUED_IN_FUTURE", "id_token iat is in the future");
+  if (nowSec - iat > maxAgeSec + ISSUED_AT_SKEW_SEC) throw new IdTokenRefusal("ID_TOKEN_TOO_OLD", "id_token was issued too long ago");
+  if (exp - nowSec > ID_TOKEN_MAX_LIFETIME_SEC + ISSUED_AT_SKEW_SEC) throw new IdTokenRefusal("ID_TOKEN_EXPIRES_TOO_LATE", "id_token exp is too far ahead");
+  return new Date(exp * 1000);
+}
+
+/** verifyIdTokenJwt, then checkFreshness: what a client-presented ID token goes through. */
+export async function verifyPresentedIdToken(check: IdTokenCheck, idToken: string, nonce: string | null, maxAgeSec: number) {
+  const payload = await verifyIdTokenJwt(check, idToken, nonce);
+  return { payload, expiresAt: checkFreshness(payload, check.clock.now(), maxAgeSec) };
+}
+
+/** The latest time a Date holds, in seconds (ECMA-262 §21.4.1.1). */
+const MAX_DATE_SEC = 8.64e12;
+
+/**
+ * The `exp` of an ID token, read without verifying it (null when it is not a JWS compact JWT
+ * with a positive numeric exp): how long to remember a token a provider gave us, so that it is
+ * never accepted back. Plain decoding (RFC 7519 §7.2 steps 7-10), so a code flow never loads jose.
+ */
+export function unverifiedExpiry(idToken: string): Date | null {
+  const parts = idToken.split(".");
+  if (parts.length !== 3) return null;
+  try {
+    const { exp } = JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8")) as { exp?: unknown };
+    return typeof exp === "number" && Number.isFinite(exp) && exp > 0 ? new Date(Math.min(exp, MAX_DATE_SEC) * 1000) : null;
+  } catch {
+    return null;
+  }
 }

@@ -5,9 +5,9 @@ import { genericProvider } from "./generic.ts";
 import { googleProvider } from "./google.ts";
 import type { OAuthProvider, ProviderContext } from "./provider.ts";
 
-export type { OAuthProvider, ProviderContext, ProviderProfile, StandardUserInfo, TokenSet } from "./provider.ts";
+export type { OAuthProvider, ProviderContext, ProviderProfile, StandardUserInfo, TokenSet, VerifiedIdToken } from "./provider.ts";
 export { issuerAccepted, ProfileError, splitScopes } from "./provider.ts";
-export { isTokenRejection } from "./id-token.ts";
+export { CLOCK_TOLERANCE_SEC, IdTokenRefusal, isTokenRejection, unverifiedExpiry } from "./id-token.ts";
 
 export function createProvider(name: string, config: ProviderConfig, context: ProviderContext): OAuthProvider {
   switch (config.type) {

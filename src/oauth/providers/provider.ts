@@ -12,14 +12,16 @@ import { isSafeImageUrl } from "../../security/image-url.ts";
 export const standardUserInfoSchema = z.object({
   id: z.union([z.string().trim().min(1).max(255), z.number().int().nonnegative()]).transform(String),
   email: z.string().trim().min(1).max(320),
-  name: z.string().max(1024).nullish().transform((v) => v ?? null),
+  // Name and image stay absent (undefined) when the provider did not send them and null when it
+  // sent null: account-info answers them as they came, like better-auth; a new user gets "" and null.
+  name: z.string().max(1024).nullish(),
   // Issue 11 item 10: the user-image rule of our own endpoints; an unsafe or oversized picture
   // from the provider is dropped to null rather than failing the sign-in.
   image: z
     .string()
     .nullish()
     .catch(null)
-    .transform((v) => (v && isSafeImageUrl(v) ? v : null)),
+    .transform((v) => (v === undefined ? undefined : v && isSafeImageUrl(v) ? v : null)),
   emailVerified: z.boolean().nullish().transform((v) => v ?? false),
 });
 
@@ -35,6 +37,11 @@ export interface ProviderProfile {
   user: StandardUserInfo;
   /** The raw provider profile (account-info's `data`). */
   raw: unknown;
+}
+
+/** An ID token a client presented that passed every check (verifyIdToken): its user, and its `exp`. */
+export interface VerifiedIdToken extends ProviderProfile {
+  expiresAt: Date;
 }
 
 /** RFC 6749 §5.1 token response, as the flow keeps it. */
@@ -110,12 +117,14 @@ export interface OAuthProvider {
   /** A live user-info call with a stored access token (account-info). */
   fetchProfile(accessToken: string): Promise<ProviderProfile>;
   /**
-   * Sign-in with an ID token the client already holds (native apps, Google One Tap): the user
-   * from its verified claims (OpenID Connect Core §3.1.3.7), the nonce compared when one is given.
-   * Absent: the provider cannot check ID tokens. Throws a jose error or ProfileError for a token
-   * that fails, HttpError when the keys (or the discovery document) cannot be fetched.
+   * Sign-in (or link-social) with an ID token the client already holds (native apps, Google One
+   * Tap): the user from its verified claims (OpenID Connect Core §3.1.3.7), the nonce compared
+   * when one is given, and the token fresh (id-token.ts checkFreshness: `iat` within the
+   * provider's `idTokenMaxAgeSec`, `exp` within 24 h). Absent: the provider cannot check ID
+   * tokens. Throws a jose error or ProfileError for a token that fails, HttpError when the keys
+   * (or the discovery document) cannot be fetched. Single use is the caller's (a ledger in the database).
    */
-  verifyIdToken?(idToken: string, nonce: string | null): Promise<ProviderProfile>;
+  verifyIdToken?(idToken: string, nonce: string | null): Promise<VerifiedIdToken>;
 }
 
 /** Splits a scope string: RFC 6749 §3.3 uses spaces; GitHub answers with commas. */

@@ -65,6 +65,7 @@ export const social: Scenario[] = [
       providerAccount(s, sub, alice.email, false);
       const browser = s.actor("browser");
       await socialFlow(s, browser, sub, { callbackURL: "/home", errorCallbackURL: "/oops" });
+      s.note("the state cookie after the refused callback", browser.cookie("state") === null ? "gone" : "kept");
       await s.call("get-session", browser, (c) => c.getSession());
       await s.call("alice's accounts", alice.actor, (c) => c.listAccounts());
     },
@@ -134,6 +135,42 @@ export const social: Scenario[] = [
       await s.call("wrong nonce", other, (c) => c.signIn.social({ provider: "google", idToken: { token: idToken, nonce: "nonce-2" } }));
       await s.call("tampered token", other, (c) => c.signIn.social({ provider: "google", idToken: { token: `${idToken.slice(0, -4)}AAAA` } }));
       await s.call("a provider without ID-token support", other, (c) => c.signIn.social({ provider: "oidc", idToken: { token: idToken } }));
+    },
+  },
+  {
+    name: "social: link-social with an ID token",
+    async run(s) {
+      const alice = await signUp(s, "alice");
+      const sub = s.sub("alice-google");
+      providerAccount(s, sub, s.email("alice-google"), true);
+      const first = await mintIdToken(s, sub, "link-1");
+      await s.call("link-social with an id_token", alice.actor, (c) => c.linkSocial({ provider: "google", idToken: { token: first, nonce: "link-1" } }));
+      await s.call("list-accounts", alice.actor, (c) => c.listAccounts());
+      await s.call("get-session", alice.actor, (c) => c.getSession());
+      const again = await mintIdToken(s, sub, "link-2");
+      await s.call("link the same account again", alice.actor, (c) => c.linkSocial({ provider: "google", idToken: { token: again, nonce: "link-2" } }));
+      await s.call("list-accounts after linking again", alice.actor, (c) => c.listAccounts());
+      const other = await mintIdToken(s, sub, "link-3");
+      await s.call("wrong nonce", alice.actor, (c) => c.linkSocial({ provider: "google", idToken: { token: other, nonce: "link-4" } }));
+      await s.call("a provider without ID-token support", alice.actor, (c) => c.linkSocial({ provider: "oidc", idToken: { token: other } }));
+      await s.call("without a session", s.actor("nobody"), (c) => c.linkSocial({ provider: "google", idToken: { token: other, nonce: "link-3" } }));
+      const bob = await signUp(s, "bob");
+      await s.call("bob links alice's provider account", bob.actor, (c) => c.linkSocial({ provider: "google", idToken: { token: other, nonce: "link-3" } }));
+      await s.call("bob's accounts", bob.actor, (c) => c.listAccounts());
+    },
+  },
+  {
+    name: "social: account-info passes the provider's user through; without accountId",
+    async run(s) {
+      const sub = s.sub("erin");
+      s.oidc.setAccount({ sub, email: s.email("erin"), email_verified: true, name: `Provider ${sub}`, picture: null });
+      const browser = s.actor("browser");
+      await socialFlow(s, browser, sub, { callbackURL: "/home" });
+      await s.call("account-info, the provider's picture null", browser, (c) => c.accountInfo({ query: { accountId: sub } }));
+      await s.call("account-info with providerId", browser, (c) => c.accountInfo({ query: { accountId: sub, providerId: "oidc" } }));
+      await s.call("account-info with another providerId", browser, (c) => c.accountInfo({ query: { accountId: sub, providerId: "google" } }));
+      await s.call("account-info without accountId", browser, (c) => c.accountInfo({ query: {} }));
+      await s.call("account-info without a query", browser, (c) => c.accountInfo());
     },
   },
   {
