@@ -8,6 +8,7 @@ import { authedProcedure, lastingAccessProcedure } from "../../trpc/init.ts";
 import { handOverSession } from "../email-password/email-password.router.ts";
 import { publicUser } from "../session/session.serialize.ts";
 import * as service from "./user.service.ts";
+import { verifyCurrentPassword } from "./step-up.ts";
 import { callbackWith } from "../../mail/links.ts";
 
 const updateUserInput = z.object({
@@ -50,7 +51,8 @@ export const userProcedures = {
   }),
 
   verifyPassword: authedProcedure.input(z.object({ password })).mutation(async ({ ctx, input }) => {
-    await service.verifyOwnPassword(ctx.em, ctx.auth.user.id, input.password);
+    // A user without a password gets INVALID_PASSWORD after the same argon2 work as a wrong one.
+    await verifyCurrentPassword(ctx.app, ctx.em, { userId: ctx.auth.user.id, ip: ctx.req.ip }, input.password, "INVALID_PASSWORD");
     return { status: true as const };
   }),
 
