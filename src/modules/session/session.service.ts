@@ -157,6 +157,11 @@ export async function revokeOwnSession(app: App, em: EntityManager, userId: stri
   return deleted;
 }
 
+/** The user's pending two-factor sign-ins: each proved a first factor and waits only for the second. */
+export async function endPendingSignIns(em: EntityManager, userId: string): Promise<void> {
+  await em.nativeDelete(TwoFactorChallenge, { user: userId, kind: "sign-in" });
+}
+
 /** Also forgets the user's trusted devices (two-factor): "sign out everywhere" means the second step again too. */
 export async function revokeAllSessions(app: App, em: EntityManager, userId: string, exceptSessionId?: string) {
   await em.nativeDelete(TwoFactorChallenge, { user: userId, kind: "trusted-device" });

@@ -3,7 +3,7 @@ import type { App } from "../../app.ts";
 import { Account, DeviceCode, Passkey, User, Verification } from "../../db/entities/index.ts";
 import { removeTwoFactor } from "../two-factor/enrollment.service.ts";
 import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
-import { endImpersonationsBy, revokeAllSessions } from "../session/session.service.ts";
+import { endImpersonationsBy, endPendingSignIns, revokeAllSessions } from "../session/session.service.ts";
 import { USER_TOKEN_PURPOSES } from "../verification/verification.service.ts";
 
 /**
@@ -67,7 +67,24 @@ export async function deleteUserAndEverything(app: App, tx: EntityManager, userI
   return { deleted, evict: [userId, ...targets] };
 }
 
-/** Every outstanding reset link of the user: a password just set by reset or change-password outlives none (issue 11 item 6). */
-export async function removeResetLinks(em: EntityManager, userId: string): Promise<void> {
-  await em.nativeDelete(Verification, { purpose: "password-reset", ...mailTokensOf(userId) });
+/**
+ * The password changed (reset-password, change-password, admin set-user-password), inside the
+ * caller's transaction: no reset link mailed before the change may set another password over it,
+ * and no two-factor sign-in started with the old password may finish. Sessions are each caller's
+ * rule: reset ends them all, change-password with `revokeOtherSessions` only, set-user-password
+ * keeps them (better-auth's rules; docs/security.md "Stale links").
+ */
+export async function passwordChanged(tx: EntityManager, userId: string): Promise<void> {
+  await tx.nativeDelete(Verification, { purpose: "password-reset", ...mailTokensOf(userId) });
+  await endPendingSignIns(tx, userId);
+}
+
+/**
+ * The address changed (change-email, admin update-user), inside the caller's transaction: every
+ * link mailed to the old address goes (reset, verification, change-email, delete-account). They
+ * went to a mailbox that is no longer the account's: a reset link from it would take the moved
+ * account over. Sessions stay (better-auth's rule for both).
+ */
+export async function addressChanged(tx: EntityManager, userId: string): Promise<void> {
+  await tx.nativeDelete(Verification, { purpose: { $in: MAIL_TOKEN_PURPOSES }, ...mailTokensOf(userId) });
 }

@@ -5,7 +5,7 @@ import { Account, User } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
-import { removeResetLinks } from "./user-access.service.ts";
+import { passwordChanged } from "./user-access.service.ts";
 import type { SignedIn } from "../email-password/email-password.service.ts";
 import { verifyCurrentPassword } from "./step-up.ts";
 import { checkPasswordLength, parseUsername } from "../email-password/email-password.rules.ts";
@@ -58,7 +58,7 @@ export async function changePassword(
   const result = await inTransaction(em, async (tx): Promise<SignedIn> => {
     await tx.nativeUpdate(Account, { id: accountId }, { password: passwordHash, updatedAt: now });
     // A reset link mailed before the change must not undo it.
-    await removeResetLinks(tx, auth.user.id);
+    await passwordChanged(tx, auth.user.id);
     if (!input.revokeOtherSessions) return { token: null, cookieMaxAgeSec: null, user };
     // Keep only a fresh session: every earlier one (the current included) is revoked.
     await revokeAllSessions(app, tx, auth.user.id);
