@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { Account, DeviceCode, Passkey, User, Verification } from "../../db/entities/index.ts";
+import { Account, Passkey, User, Verification } from "../../db/entities/index.ts";
 import { removeTwoFactor } from "../two-factor/enrollment.service.ts";
 import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
 import { endImpersonationsBy, endPendingSignIns, revokeAllSessions } from "../session/session.service.ts";
@@ -32,15 +32,15 @@ export interface Removal {
 }
 
 /**
- * Inside the caller's transaction, everything that lets anyone in as `userId` later: device
- * codes in any state (a pending or approved code turns into a session when polled: RFC 8628
- * §3.5 then answers invalid_grant, the grant being revoked, RFC 6749 §5.2), every
+ * Inside the caller's transaction, everything that lets anyone in as `userId` later: every
  * verification and reset link, every /link-social flow in flight, the accounts named by
- * `removal`, and last every session (cache evicted), so a device-code exchange that committed
- * while this ran is caught by the session delete, and one that did not finds its code gone.
+ * `removal`, and last revokeAllSessions: device codes in any state (a pending or approved code
+ * turns into a session when polled: RFC 8628 §3.5 then answers invalid_grant, the grant being
+ * revoked, RFC 6749 §5.2), pending two-factor sign-ins, trusted devices and every session
+ * (cache evicted), so a device-code exchange that committed while this ran is caught by the
+ * session delete, and one that did not finds its code gone.
  */
 export async function removeEverythingUserHolds(app: App, tx: EntityManager, userId: string, removal: Removal): Promise<void> {
-  await tx.nativeDelete(DeviceCode, { user: userId });
   await tx.nativeDelete(Verification, { purpose: { $in: MAIL_TOKEN_PURPOSES }, ...mailTokensOf(userId) });
   await tx.nativeDelete(Verification, { purpose: OAUTH_STATE_PURPOSE, value: { $like: `%"linkUserId":${JSON.stringify(userId)}%` } });
   if (removal.accounts === "all") await tx.nativeDelete(Account, { user: userId });
