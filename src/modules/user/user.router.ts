@@ -7,6 +7,7 @@ import { deleteUser, deleteUserCallback } from "./delete-user.service.ts";
 import { authedProcedure, lastingAccessProcedure } from "../../trpc/init.ts";
 import { handOverSession } from "../email-password/email-password.router.ts";
 import { publicUser } from "../session/session.serialize.ts";
+import { resendSessionCookie } from "../session/session-cookie.ts";
 import * as service from "./user.service.ts";
 import { verifyCurrentPassword } from "./step-up.ts";
 import { callbackWith } from "../../mail/links.ts";
@@ -41,6 +42,7 @@ const DELETED = { success: true as const, message: "User deleted" as const };
 export const userProcedures = {
   updateUser: authedProcedure.input(updateUserInput).mutation(async ({ ctx, input }) => {
     await service.updateUser(ctx.app, ctx.em, ctx.auth.user.id, input);
+    resendSessionCookie(ctx, ctx.auth);
     return { status: true as const };
   }),
 
