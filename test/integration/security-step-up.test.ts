@@ -3,6 +3,7 @@ import { createPortcullis, type Portcullis, type PortcullisConfig } from "../../
 import { totpCode } from "../../src/modules/two-factor/totp.ts";
 import { SECOND } from "../harness/clock.ts";
 import { testDialect } from "../harness/database.ts";
+import { captureLog } from "../harness/log-capture.ts";
 import { cookieFrom, post, uniqueEmail, type Reply } from "../harness/http.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
 import { PASSWORD, type SignedInUser } from "./admin-helpers.ts";
@@ -191,6 +192,25 @@ describe(`step-up limit across instances (${testDialect})`, () => {
       expectStepUpLimited(await on(peerAuth));
     } finally {
       await a.close();
+    }
+  });
+});
+
+describe(`step-up limit when its store fails (${testDialect})`, () => {
+  it("counts in this instance's memory instead (never unlimited, never a 5xx), and says so once in the log", async () => {
+    const log = captureLog("error");
+    const s = await startTestServer({ ...CONFIG, rateLimit: { enabled: true, storage: "database" } }, { logger: log.logger });
+    try {
+      const user = await signUp(s);
+      await s.portcullis.app.orm.em.fork().getConnection().execute("drop table rate_limits");
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await post(`${s.auth}/verify-password`, { password: WRONG }, { bearer: user.token, headers: from(nextIp()) })).status);
+      expect(statuses).toEqual([400, 400, 400, 429, 429]);
+      const failures = log.lines().filter((l) => l.msg === "step-up limit store failed: counting in memory on this instance");
+      expect(failures).toHaveLength(1);
+      expect(failures[0]!.err).toBeDefined();
+    } finally {
+      await s.close();
     }
   });
 });
