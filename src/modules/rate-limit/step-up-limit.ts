@@ -84,23 +84,21 @@ export function createStepUpLimiter(config: ResolvedConfig["rateLimit"], deps: S
   }
 
   const giveBack = async (keys: string[]) => {
-    for (const key of keys) await call((l) => l.reward(key, 1));
+    await Promise.all(keys.map((key) => call((l) => l.reward(key, 1))));
   };
 
   return {
     async attempt(userId, ip) {
       const keys = [`user:${userId}`, ...(ip === null ? [] : [`ip:${ip}`])];
-      const taken: string[] = [];
-      for (const key of keys) {
-        const waitSec = await take(key);
-        if (waitSec !== null) {
-          // Refused: the attempt never happens, so the keys it did take are handed back.
-          await giveBack(taken);
-          return { allowed: false, retryAfterSec: waitSec };
-        }
-        taken.push(key);
+      // Both keys at once: a shared store costs the latency of one call, not two.
+      const waits = await Promise.all(keys.map(take));
+      const refusedSec = waits.filter((w): w is number => w !== null);
+      if (refusedSec.length > 0) {
+        // Refused: the attempt never happens, so the keys it did take are handed back.
+        await giveBack(keys.filter((_, i) => waits[i] === null));
+        return { allowed: false, retryAfterSec: Math.max(...refusedSec) };
       }
-      return { allowed: true, refund: () => giveBack(taken) };
+      return { allowed: true, refund: () => giveBack(keys) };
     },
     async close() {
       await store?.close();
