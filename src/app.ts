@@ -7,6 +7,7 @@ import type { SessionCache } from "./modules/session/session-cache.ts";
 import type { InvalidationChannel } from "./modules/session/invalidation.ts";
 import type { RateLimiter } from "./modules/rate-limit/rate-limit.ts";
 import type { AddressLimiter } from "./modules/rate-limit/address-limit.ts";
+import type { StepUpLimiter } from "./modules/rate-limit/step-up-limit.ts";
 import type { Metrics } from "./metrics/counters.ts";
 
 /** Everything one Portcullis instance owns; built by createPortcullis, no module singletons. */
@@ -24,6 +25,8 @@ export interface App {
   rateLimiter: RateLimiter;
   /** Password-reset and verification mails per address (rateLimit.perAddress). */
   addressLimiter: AddressLimiter;
+  /** Current-password checks per user and per address, across every route that makes one (rate-limit/step-up-limit.ts). */
+  stepUpLimiter: StepUpLimiter;
   /** SMTP, or the log when no SMTP URL is configured. */
   mailer: Mailer;
   logger: Logger;

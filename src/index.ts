@@ -15,6 +15,7 @@ import { SessionCache } from "./modules/session/session-cache.ts";
 import { clusterChannel, noChannel, postgresChannel } from "./modules/session/invalidation.ts";
 import { createRateLimiter } from "./modules/rate-limit/rate-limit.ts";
 import { createAddressLimiter } from "./modules/rate-limit/address-limit.ts";
+import { createStepUpLimiter } from "./modules/rate-limit/step-up-limit.ts";
 import { createSweeper, type Sweeper } from "./modules/maintenance/sweeper.ts";
 import { Metrics } from "./metrics/counters.ts";
 import { startMetricsListener, type MetricsListener } from "./metrics/http.ts";
@@ -129,6 +130,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     invalidation,
     rateLimiter: createRateLimiter(config.rateLimit, { target, logger, clustered }),
     addressLimiter: createAddressLimiter(config.rateLimit, { target, logger, clustered, secret: keys.secret }),
+    stepUpLimiter: createStepUpLimiter(config.rateLimit, { target, logger, clustered }),
     mailer: metrics ? countingMailer(mailer, metrics) : mailer,
     logger,
     clock: config.clock,
@@ -177,6 +179,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
       await app.sessions.close();
       await app.rateLimiter.close();
       await app.addressLimiter.close();
+      await app.stepUpLimiter.close();
       await orm.close();
     },
   };

@@ -23,6 +23,12 @@ export interface LastResponse {
    * design): `set`, `set for the browser session` (no Max-Age/Expires: rememberMe false), `cleared`.
    */
   sessionCookie: "set" | "set for the browser session" | "cleared" | null;
+  /**
+   * Any session cookie line the response carried, changed or not (a re-sent cookie shows here
+   * only): `Max-Age=N`, `no Max-Age` (browser session) or `cleared`. Scenarios record it where
+   * it is the point (helpers.ts sentSessionCookie); step records leave it out.
+   */
+  sessionCookieSent: string | null;
   location: string | null;
   contentType: string | null;
 }
@@ -91,6 +97,7 @@ export class Actor {
    */
   private remember(method: string, url: URL, response: Response, heldSession: boolean): void {
     let sessionCookie: LastResponse["sessionCookie"] = null;
+    let sessionCookieSent: string | null = null;
     for (const line of response.headers.getSetCookie()) {
       const [pair = ""] = line.split(";");
       const eq = pair.indexOf("=");
@@ -100,6 +107,10 @@ export class Actor {
       const before = this.jar.get(name);
       if (cleared) this.jar.delete(name);
       else this.jar.set(name, value);
+      if (isSessionCookie(name)) {
+        const maxAge = /;\s*max-age=(\d+)/i.exec(line)?.[1];
+        sessionCookieSent = cleared ? "cleared" : maxAge ? `Max-Age=${maxAge}` : "no Max-Age";
+      }
       if (isSessionCookie(name) && (cleared ? heldSession : before !== value)) {
         sessionCookie = cleared ? "cleared" : /;\s*(max-age|expires)=/i.test(line) ? "set" : "set for the browser session";
       }
@@ -112,6 +123,7 @@ export class Actor {
       status: response.status,
       authToken: newToken,
       sessionCookie,
+      sessionCookieSent,
       location: response.headers.get("location"),
       contentType: response.headers.get("content-type"),
     };

@@ -4,6 +4,7 @@ import { authedProcedure, router, withPermission } from "../../trpc/init.ts";
 import { handOverSession } from "../email-password/email-password.router.ts";
 import type { ResolvedSession } from "../session/session.service.ts";
 import { publicSession, publicUser } from "../session/session.serialize.ts";
+import { sessionCookieMaxAgeSec } from "../session/session-cookie.ts";
 import { userRow } from "../user/user.mapper.ts";
 import * as schema from "./admin.schema.ts";
 import { actorOf, listAuditEvents } from "./audit.service.ts";
@@ -101,8 +102,9 @@ export const adminRouter = router({
       // Admin targets also need impersonate-admins (decided once the target is loaded).
       const mayImpersonateAdmins = hasPermission(ctx.app.config.admin, ctx.auth.user, { user: ["impersonate-admins"] });
       const result = await impersonation.impersonateUser(ctx.app, ctx.em, actor(ctx), ctx.req, { userId: input.userId, mayImpersonateAdmins });
-      // The admin's own token stays client-side, HttpOnly like the session cookie, for stop-impersonating.
-      const adminRemainingSec = Math.max(0, Math.floor((ctx.auth.session.expiresAt.getTime() - ctx.app.clock.now().getTime()) / 1000));
+      // The admin's own token stays client-side, HttpOnly like the session cookie, for stop-impersonating,
+      // for as long as the admin's session lives: rounded up, never a second short of it.
+      const adminRemainingSec = Math.max(0, Math.ceil((ctx.auth.session.expiresAt.getTime() - ctx.app.clock.now().getTime()) / 1000));
       (ctx.effects.cookies ??= []).push({ name: ADMIN_SESSION_COOKIE, value: ctx.sessionToken!, maxAgeSec: adminRemainingSec });
       // A browser-session cookie (better-auth's): the impersonation ends with the browser or its hour.
       handOverSession(ctx, { token: result.issued.token, cookieMaxAgeSec: null });
@@ -124,7 +126,7 @@ export const adminRouter = router({
       return null;
     }
     // The request carried the admin's token (its admin_session cookie): handing it back is no new grant.
-    handOverSession(ctx, { token: result.token, cookieMaxAgeSec: result.cookieMaxAgeSec });
+    handOverSession(ctx, { token: result.token, cookieMaxAgeSec: sessionCookieMaxAgeSec(ctx.app, result.auth.session) });
     return result.auth.entry.body;
   }),
 

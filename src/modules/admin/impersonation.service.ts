@@ -60,7 +60,7 @@ export async function impersonateUser(app: App, em: EntityManager, actor: Actor 
 
 export type Restored =
   /** The admin's own session, from the admin_session cookie: set back as the session cookie. */
-  | { kind: "restored"; token: string; auth: ResolvedSession; cookieMaxAgeSec: number | null }
+  | { kind: "restored"; token: string; auth: ResolvedSession }
   /** No admin_session cookie naming a live session of that admin (bearer clients): nothing to hand back. */
   | { kind: "ended" };
 
@@ -94,6 +94,5 @@ export async function stopImpersonating(
   });
   app.sessionCache.evictUser(auth.user.id);
   if (!kept) return { kind: "ended" };
-  const remainingSec = Math.floor((kept.session.expiresAt.getTime() - app.clock.now().getTime()) / 1000);
-  return { kind: "restored", token: adminToken!, auth: kept, cookieMaxAgeSec: kept.session.rememberMe ? remainingSec : null };
+  return { kind: "restored", token: adminToken!, auth: kept };
 }

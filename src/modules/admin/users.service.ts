@@ -12,7 +12,7 @@ import { newUserRow } from "../user/user.mapper.ts";
 import type { UpdateUserData } from "./admin.schema.ts";
 import { recordAudit, type Actor } from "./audit.service.ts";
 import { hasPermission } from "./permissions.ts";
-import { deleteUserAndEverything } from "../user/user-access.service.ts";
+import { addressChanged, deleteUserAndEverything, passwordChanged } from "../user/user-access.service.ts";
 import { removeTwoFactor } from "../two-factor/enrollment.service.ts";
 import { endImpersonationsBy, endSessionsOf, getUser, isUuid } from "./sessions.service.ts";
 
@@ -148,11 +148,12 @@ export async function updateUser(app: App, em: EntityManager, actor: Actor, user
     // A ban through update-user ends sessions like ban-user does.
     if (data.banned === true) alsoEvict.push(...(await endSessionsOf(app, tx, userId)));
     else if (changes.role !== undefined) alsoEvict.push(...(await endLostImpersonations(app, tx, { id: user.id, role: changes.role })));
+    if (changes.email !== undefined && changes.email !== user.email) await addressChanged(tx, userId);
     return { set: changes, metadata: { fields: Object.keys(changes) } };
   });
 }
 
-/** Sets (or creates) the credential password; length rules as sign-up, argon2id. */
+/** Sets (or creates) the credential password; length rules as sign-up, argon2id. The user's sessions stay (better-auth). */
 export async function setUserPassword(app: App, em: EntityManager, actor: Actor, userId: string, newPassword: string) {
   checkPasswordLength(app.config, newPassword);
   await getUser(em, userId);
@@ -165,6 +166,7 @@ export async function setUserPassword(app: App, em: EntityManager, actor: Actor,
       { password: passwordHash, updatedAt: now },
     );
     if (updated === 0) await tx.insert(Account, credentialAccount(userId, passwordHash, now));
+    await passwordChanged(tx, userId);
     await recordAudit(tx, app.clock, actor, { action: "set-user-password", targetType: "user", targetId: userId, metadata: { created: updated === 0 } });
   });
   app.sessionCache.evictUser(userId);

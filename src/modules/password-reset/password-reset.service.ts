@@ -10,10 +10,23 @@ import type { MailRequest } from "../../mail/mailer.ts";
 import { resetPasswordEmail } from "../../mail/templates.ts";
 import { CREDENTIAL_PROVIDER, credentialAccount } from "../email-password/email-password.service.ts";
 import { checkPasswordLength, parseEmail } from "../email-password/email-password.rules.ts";
-import { removeEverythingUserHolds } from "../user/user-access.service.ts";
+import { passwordChanged, removeEverythingUserHolds } from "../user/user-access.service.ts";
 import { consumeToken, findLiveToken, issueToken, mailTokenLater } from "../verification/verification.service.ts";
 
 const PURPOSE = "password-reset";
+
+interface ResetValue {
+  userId: string;
+  /**
+   * The address the link was mailed to: once the user's address differs, the link is refused
+   * (it went to a mailbox that is no longer the account's). Absent from links imported from
+   * better-auth, which stay bound to their user only (every address change removes them).
+   */
+  email?: string;
+}
+
+/** The link still speaks for the user's mailbox: no address in it, or the user's address now. */
+const boundTo = (value: ResetValue, user: { email: string }) => value.email === undefined || value.email === user.email;
 
 /** better-auth's wording; the same whether or not the address has an account. */
 export const RESET_REQUESTED_MESSAGE = "If this email exists in our system, check your email for the reset link";
@@ -31,7 +44,7 @@ export function requestPasswordReset(app: App, req: MailRequest, rawEmail: strin
     const user = await em.findOne(User, { email });
     if (!user) return null;
     const ttlSec = app.config.emailAndPassword.resetPasswordTokenExpiresInSec;
-    const issued = await issueToken(app, em, PURPOSE, { userId: user.id }, ttlSec);
+    const issued = await issueToken<ResetValue>(app, em, PURPOSE, { userId: user.id, email: user.email }, ttlSec);
     const link = actionLink(app, `/reset-password/${issued.token}`, { callbackURL: redirectTo });
     return { issued, message: resetPasswordEmail(user.email, user.name, link, ttlSec) };
   });
@@ -39,7 +52,11 @@ export function requestPasswordReset(app: App, req: MailRequest, rawEmail: strin
 
 /** GET /reset-password/:token: is the link still good? (It stays good: the form posts it.) */
 export async function isResetTokenLive(app: App, em: EntityManager, token: string): Promise<boolean> {
-  return (await findLiveToken(app, em, PURPOSE, token)) !== null;
+  const row = await findLiveToken(app, em, PURPOSE, token);
+  if (!row) return false;
+  const value = JSON.parse(row.value) as ResetValue;
+  const user = await em.findOne(User, { id: value.userId }, { fields: ["email"], disableIdentityMap: true });
+  return user !== null && boundTo(value, user);
 }
 
 /**
@@ -56,17 +73,18 @@ export async function resetPassword(app: App, em: EntityManager, token: string, 
   const passwordHash = await hashPassword(newPassword);
   const now = app.clock.now();
   const userId = await inTransaction(em, async (tx) => {
-    const value = await consumeToken(app, tx, PURPOSE, token);
+    const value = await consumeToken<ResetValue>(app, tx, PURPOSE, token);
     if (!value) throw new AuthError("INVALID_TOKEN");
     const { userId } = value;
     const user = await tx.findOne(User, { id: userId }, { disableIdentityMap: true });
-    if (!user) throw new AuthError("INVALID_TOKEN");
+    if (!user || !boundTo(value, user)) throw new AuthError("INVALID_TOKEN");
     const updated = await tx.nativeUpdate(
       Account,
       { user: userId, providerId: CREDENTIAL_PROVIDER },
       { password: passwordHash, updatedAt: now },
     );
     if (updated === 0) await tx.insert(Account, credentialAccount(userId, passwordHash, now));
+    await passwordChanged(tx, userId);
     await removeEverythingUserHolds(app, tx, userId, { accounts: user.emailVerified ? "none" : "social" });
     if (!user.emailVerified) await tx.nativeUpdate(User, { id: userId }, { emailVerified: true, updatedAt: now });
     return userId;

@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { AuthError } from "../../errors.ts";
-import { Session, TwoFactorChallenge, type ISession } from "../../db/entities/index.ts";
+import { DeviceCode, Session, TwoFactorChallenge, type ISession } from "../../db/entities/index.ts";
 import type { MaybePromise, SessionRow, SessionWithUser } from "../../db/session-store/index.ts";
 import type { SessionEntry } from "./session-cache.ts";
 import { sessionRefOf } from "./session-handle.ts";
@@ -157,9 +157,23 @@ export async function revokeOwnSession(app: App, em: EntityManager, userId: stri
   return deleted;
 }
 
-/** Also forgets the user's trusted devices (two-factor): "sign out everywhere" means the second step again too. */
+/** The user's pending two-factor sign-ins: each proved a first factor and waits only for the second. */
+export async function endPendingSignIns(em: EntityManager, userId: string): Promise<void> {
+  await em.nativeDelete(TwoFactorChallenge, { user: userId, kind: "sign-in" });
+}
+
+/**
+ * "Sign out everywhere" (revoke-sessions, revoke-other-sessions, change-password with
+ * revokeOtherSessions, admin revoke-user-sessions, ban, reset, takeover, deletion): ends what a
+ * session-holder could still finish as well as the sessions. Approved (and claimed) device codes
+ * turn into a session when polled (RFC 8628 §3.5: invalid_grant once gone); pending two-factor
+ * sign-ins proved the password and wait for a code; trusted devices skip the second step. Device
+ * codes go first and sessions last, so an exchange that commits meanwhile is caught by the
+ * session delete (docs/security.md "Sign out everywhere").
+ */
 export async function revokeAllSessions(app: App, em: EntityManager, userId: string, exceptSessionId?: string) {
-  await em.nativeDelete(TwoFactorChallenge, { user: userId, kind: "trusted-device" });
+  await em.nativeDelete(DeviceCode, { user: userId });
+  await em.nativeDelete(TwoFactorChallenge, { user: userId, kind: { $in: ["sign-in", "trusted-device"] } });
   const deleted = await em.nativeDelete(Session, exceptSessionId ? { user: userId, id: { $ne: exceptSessionId } } : { user: userId });
   app.sessionCache.evictUser(userId);
   return deleted;

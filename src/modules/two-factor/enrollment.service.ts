@@ -7,7 +7,7 @@ import { TwoFactor, TwoFactorBackupCode, TwoFactorChallenge, User } from "../../
 import { inTransaction } from "../../db/transaction.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
-import { verifyOwnPassword } from "../user/user.service.ts";
+import { verifyCurrentPassword } from "../user/step-up.ts";
 import { newTotpSecret, totpUri } from "./totp.ts";
 
 /**
@@ -58,14 +58,18 @@ export async function findEnrollment(app: App, em: EntityManager, userId: string
   };
 }
 
+/** The caller's password, under the step-up limit: a wrong or missing one is 400 INVALID_PASSWORD. */
+const checkPassword = (app: App, em: EntityManager, user: UserRow, ip: string | null, password: string) =>
+  verifyCurrentPassword(app, em, { userId: user.id, ip }, password, "INVALID_PASSWORD");
+
 const issuerOf = (app: App, requested: string | undefined) => requested?.trim() || app.config.twoFactor.issuer;
 
 /**
  * POST /two-factor/enable: a new secret and new backup codes. Calling it again replaces both; an
  * enrollment already verified stays active (better-auth), a new one waits for its first code.
  */
-export async function enable(app: App, em: EntityManager, user: UserRow, password: string, issuer?: string) {
-  await verifyOwnPassword(em, user.id, password);
+export async function enable(app: App, em: EntityManager, user: UserRow, ip: string | null, password: string, issuer?: string) {
+  await checkPassword(app, em, user, ip, password);
   const secret = newTotpSecret();
   const now = app.clock.now();
   const backupCodes = await inTransaction(em, async (tx) => {
@@ -88,17 +92,17 @@ export async function enable(app: App, em: EntityManager, user: UserRow, passwor
 }
 
 /** POST /two-factor/get-totp-uri. */
-export async function getTotpUri(app: App, em: EntityManager, user: UserRow, password: string) {
+export async function getTotpUri(app: App, em: EntityManager, user: UserRow, ip: string | null, password: string) {
   const enrollment = await findEnrollment(app, em, user.id);
   if (!enrollment) throw new AuthError("TOTP_NOT_ENABLED");
-  await verifyOwnPassword(em, user.id, password);
+  await checkPassword(app, em, user, ip, password);
   return { totpURI: totpUri(enrollment.secret, issuerOf(app, undefined), user.email) };
 }
 
 /** POST /two-factor/generate-backup-codes: the old codes stop working. */
-export async function generateBackupCodes(app: App, em: EntityManager, user: UserRow, password: string) {
+export async function generateBackupCodes(app: App, em: EntityManager, user: UserRow, ip: string | null, password: string) {
   if (!user.twoFactorEnabled) throw new AuthError("TWO_FACTOR_NOT_ENABLED");
-  await verifyOwnPassword(em, user.id, password);
+  await checkPassword(app, em, user, ip, password);
   const backupCodes = await inTransaction(em, async (tx) => {
     if ((await tx.count(TwoFactor, { user: user.id })) === 0) throw new AuthError("TWO_FACTOR_NOT_ENABLED");
     return replaceBackupCodes(app, tx, user.id);
@@ -119,8 +123,8 @@ export async function removeTwoFactor(app: App, tx: EntityManager, userId: strin
 }
 
 /** POST /two-factor/disable. */
-export async function disable(app: App, em: EntityManager, user: UserRow, password: string): Promise<void> {
-  await verifyOwnPassword(em, user.id, password);
+export async function disable(app: App, em: EntityManager, user: UserRow, ip: string | null, password: string): Promise<void> {
+  await checkPassword(app, em, user, ip, password);
   await inTransaction(em, (tx) => removeTwoFactor(app, tx, user.id));
   app.sessionCache.evictUser(user.id);
 }

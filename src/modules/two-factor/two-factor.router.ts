@@ -36,20 +36,20 @@ function answer(ctx: Context, verified: verification.Verified) {
 
 export const twoFactorRouter = router({
   enable: procedures.lastingAccess.input(enableInput).mutation(({ ctx, input }) =>
-    enrollment.enable(ctx.app, ctx.em, ctx.auth.user, input.password, input.issuer)),
+    enrollment.enable(ctx.app, ctx.em, ctx.auth.user, ctx.req.ip, input.password, input.issuer)),
 
   disable: procedures.lastingAccess.input(passwordInput).mutation(async ({ ctx, input }) => {
-    await enrollment.disable(ctx.app, ctx.em, ctx.auth.user, input.password);
+    await enrollment.disable(ctx.app, ctx.em, ctx.auth.user, ctx.req.ip, input.password);
     (ctx.effects.cookies ??= []).push({ name: TRUST_COOKIE, value: "", maxAgeSec: 0 });
     return { status: true as const };
   }),
 
   // The URI carries the secret: reading it is lasting access, like enabling.
   getTotpUri: procedures.lastingAccess.input(passwordInput).mutation(({ ctx, input }) =>
-    enrollment.getTotpUri(ctx.app, ctx.em, ctx.auth.user, input.password)),
+    enrollment.getTotpUri(ctx.app, ctx.em, ctx.auth.user, ctx.req.ip, input.password)),
 
   generateBackupCodes: procedures.lastingAccess.input(passwordInput).mutation(({ ctx, input }) =>
-    enrollment.generateBackupCodes(ctx.app, ctx.em, ctx.auth.user, input.password)),
+    enrollment.generateBackupCodes(ctx.app, ctx.em, ctx.auth.user, ctx.req.ip, input.password)),
 
   verifyTotp: procedures.public.input(codeInput).mutation(async ({ ctx, input }) => {
     const subject = await subjectOf(ctx, input.trustDevice);

@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException } from "../../db/mikro-orm.ts";
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { User, Verification } from "../../db/entities/index.ts";
+import { User } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
@@ -10,7 +10,8 @@ import type { MailRequest } from "../../mail/mailer.ts";
 import { changeEmailConfirmationEmail, verificationEmail } from "../../mail/templates.ts";
 import { parseEmail } from "../email-password/email-password.rules.ts";
 import { sendVerificationLater } from "../verification/email-verification.service.ts";
-import { consumeToken, issueToken, mailTokenLater, USER_TOKEN_PURPOSES } from "../verification/verification.service.ts";
+import { consumeToken, issueToken, mailTokenLater } from "../verification/verification.service.ts";
+import { addressChanged } from "./user-access.service.ts";
 import { userRow } from "./user.mapper.ts";
 
 /**
@@ -77,7 +78,7 @@ async function moveEmail(app: App, em: EntityManager, value: ChangeValue, verifi
     const moved = await inTransaction(em, async (tx) => {
       const updated = await tx.nativeUpdate(User, { id: value.userId, email: value.email }, { email: value.newEmail, emailVerified: verified, updatedAt: now });
       if (updated !== 1) return null;
-      await tx.nativeDelete(Verification, { purpose: { $in: [...USER_TOKEN_PURPOSES] }, value: { $like: `{"userId":${JSON.stringify(value.userId)}%` } });
+      await addressChanged(tx, value.userId);
       return tx.findOne(User, { id: value.userId }, { disableIdentityMap: true });
     }, { savepoint: true });
     app.sessionCache.evictUser(value.userId);

@@ -1,16 +1,14 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { verifyPassword } from "../../crypto/password.ts";
-import { Account } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
 import type { MailRequest } from "../../mail/mailer.ts";
 import { deleteAccountEmail } from "../../mail/templates.ts";
 import { recordAudit, type Actor } from "../admin/audit.service.ts";
-import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
 import type { ResolvedSession } from "../session/session.service.ts";
 import { consumeToken, issueToken, mailTokenLater } from "../verification/verification.service.ts";
+import { verifyCurrentPassword } from "./step-up.ts";
 import { deleteUserAndEverything } from "./user-access.service.ts";
 
 /**
@@ -37,13 +35,11 @@ export function isFresh(app: App, auth: ResolvedSession): boolean {
   return freshAgeMs === 0 || app.clock.now().getTime() - auth.session.createdAt.getTime() < freshAgeMs;
 }
 
-export async function deleteUser(app: App, em: EntityManager, req: MailRequest, auth: ResolvedSession, actor: Actor, input: DeleteInput): Promise<DeleteOutcome> {
+export async function deleteUser(app: App, em: EntityManager, req: MailRequest & { ip: string | null }, auth: ResolvedSession, actor: Actor, input: DeleteInput): Promise<DeleteOutcome> {
   assertEnabled(app);
   const userId = auth.user.id;
   if (input.password !== undefined) {
-    const account = await em.findOne(Account, { user: userId, providerId: CREDENTIAL_PROVIDER });
-    if (!account?.password) throw new AuthError("CREDENTIAL_ACCOUNT_NOT_FOUND");
-    if (!(await verifyPassword(account.password, input.password))) throw new AuthError("INVALID_PASSWORD");
+    await verifyCurrentPassword(app, em, { userId, ip: req.ip }, input.password, "CREDENTIAL_ACCOUNT_NOT_FOUND");
   } else if (input.token !== undefined) {
     await deleteWithToken(app, em, userId, actor, input.token);
     return "deleted";

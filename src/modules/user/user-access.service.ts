@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { Account, DeviceCode, Passkey, User, Verification } from "../../db/entities/index.ts";
+import { Account, Passkey, User, Verification } from "../../db/entities/index.ts";
 import { removeTwoFactor } from "../two-factor/enrollment.service.ts";
 import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
-import { endImpersonationsBy, revokeAllSessions } from "../session/session.service.ts";
+import { endImpersonationsBy, endPendingSignIns, revokeAllSessions } from "../session/session.service.ts";
 import { USER_TOKEN_PURPOSES } from "../verification/verification.service.ts";
 
 /**
@@ -32,15 +32,15 @@ export interface Removal {
 }
 
 /**
- * Inside the caller's transaction, everything that lets anyone in as `userId` later: device
- * codes in any state (a pending or approved code turns into a session when polled: RFC 8628
- * §3.5 then answers invalid_grant, the grant being revoked, RFC 6749 §5.2), every
+ * Inside the caller's transaction, everything that lets anyone in as `userId` later: every
  * verification and reset link, every /link-social flow in flight, the accounts named by
- * `removal`, and last every session (cache evicted), so a device-code exchange that committed
- * while this ran is caught by the session delete, and one that did not finds its code gone.
+ * `removal`, and last revokeAllSessions: device codes in any state (a pending or approved code
+ * turns into a session when polled: RFC 8628 §3.5 then answers invalid_grant, the grant being
+ * revoked, RFC 6749 §5.2), pending two-factor sign-ins, trusted devices and every session
+ * (cache evicted), so a device-code exchange that committed while this ran is caught by the
+ * session delete, and one that did not finds its code gone.
  */
 export async function removeEverythingUserHolds(app: App, tx: EntityManager, userId: string, removal: Removal): Promise<void> {
-  await tx.nativeDelete(DeviceCode, { user: userId });
   await tx.nativeDelete(Verification, { purpose: { $in: MAIL_TOKEN_PURPOSES }, ...mailTokensOf(userId) });
   await tx.nativeDelete(Verification, { purpose: OAUTH_STATE_PURPOSE, value: { $like: `%"linkUserId":${JSON.stringify(userId)}%` } });
   if (removal.accounts === "all") await tx.nativeDelete(Account, { user: userId });
@@ -67,7 +67,24 @@ export async function deleteUserAndEverything(app: App, tx: EntityManager, userI
   return { deleted, evict: [userId, ...targets] };
 }
 
-/** Every outstanding reset link of the user: a password just set by reset or change-password outlives none (issue 11 item 6). */
-export async function removeResetLinks(em: EntityManager, userId: string): Promise<void> {
-  await em.nativeDelete(Verification, { purpose: "password-reset", ...mailTokensOf(userId) });
+/**
+ * The password changed (reset-password, change-password, admin set-user-password), inside the
+ * caller's transaction: no reset link mailed before the change may set another password over it,
+ * and no two-factor sign-in started with the old password may finish. Sessions are each caller's
+ * rule: reset ends them all, change-password with `revokeOtherSessions` only, set-user-password
+ * keeps them (better-auth's rules; docs/security.md "Stale links").
+ */
+export async function passwordChanged(tx: EntityManager, userId: string): Promise<void> {
+  await tx.nativeDelete(Verification, { purpose: "password-reset", ...mailTokensOf(userId) });
+  await endPendingSignIns(tx, userId);
+}
+
+/**
+ * The address changed (change-email, admin update-user), inside the caller's transaction: every
+ * link mailed to the old address goes (reset, verification, change-email, delete-account). They
+ * went to a mailbox that is no longer the account's: a reset link from it would take the moved
+ * account over. Sessions stay (better-auth's rule for both).
+ */
+export async function addressChanged(tx: EntityManager, userId: string): Promise<void> {
+  await tx.nativeDelete(Verification, { purpose: { $in: MAIL_TOKEN_PURPOSES }, ...mailTokensOf(userId) });
 }

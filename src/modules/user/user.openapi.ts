@@ -11,7 +11,7 @@ export const userDoc = moduleDoc({
   operations: {
     updateUser: {
       summary: "Update the caller's profile",
-      description: "name, image, username, displayUsername; the email changes through change-email only.",
+      description: "name, image, username, displayUsername; the email changes through change-email only. Re-sends the session cookie the request carried.",
       access: "session",
       output: statusTrue,
       errors: ["EMAIL_CAN_NOT_BE_UPDATED", "NO_FIELDS_TO_UPDATE", "USERNAME_TOO_SHORT", "USERNAME_TOO_LONG", "INVALID_USERNAME", "USERNAME_IS_ALREADY_TAKEN"],

@@ -7,7 +7,9 @@ import { deleteUser, deleteUserCallback } from "./delete-user.service.ts";
 import { authedProcedure, lastingAccessProcedure } from "../../trpc/init.ts";
 import { handOverSession } from "../email-password/email-password.router.ts";
 import { publicUser } from "../session/session.serialize.ts";
+import { resendSessionCookie } from "../session/session-cookie.ts";
 import * as service from "./user.service.ts";
+import { verifyCurrentPassword } from "./step-up.ts";
 import { callbackWith } from "../../mail/links.ts";
 
 const updateUserInput = z.object({
@@ -40,6 +42,7 @@ const DELETED = { success: true as const, message: "User deleted" as const };
 export const userProcedures = {
   updateUser: authedProcedure.input(updateUserInput).mutation(async ({ ctx, input }) => {
     await service.updateUser(ctx.app, ctx.em, ctx.auth.user.id, input);
+    resendSessionCookie(ctx, ctx.auth);
     return { status: true as const };
   }),
 
@@ -50,7 +53,8 @@ export const userProcedures = {
   }),
 
   verifyPassword: authedProcedure.input(z.object({ password })).mutation(async ({ ctx, input }) => {
-    await service.verifyOwnPassword(ctx.em, ctx.auth.user.id, input.password);
+    // A user without a password gets INVALID_PASSWORD after the same argon2 work as a wrong one.
+    await verifyCurrentPassword(ctx.app, ctx.em, { userId: ctx.auth.user.id, ip: ctx.req.ip }, input.password, "INVALID_PASSWORD");
     return { status: true as const };
   }),
 

@@ -1,13 +1,13 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { hashPassword, verifyAgainstDummy, verifyPassword } from "../../crypto/password.ts";
+import { hashPassword } from "../../crypto/password.ts";
 import { Account, User } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
-import { removeResetLinks } from "./user-access.service.ts";
-import { userRow } from "./user.mapper.ts";
-import { CREDENTIAL_PROVIDER, type SignedIn } from "../email-password/email-password.service.ts";
+import { passwordChanged } from "./user-access.service.ts";
+import type { SignedIn } from "../email-password/email-password.service.ts";
+import { verifyCurrentPassword } from "./step-up.ts";
 import { checkPasswordLength, parseUsername } from "../email-password/email-password.rules.ts";
 import { issueSession, revokeAllSessions, type RequestInfo, type ResolvedSession } from "../session/session.service.ts";
 
@@ -51,20 +51,14 @@ export async function changePassword(
   input: ChangePasswordInput,
 ): Promise<SignedIn> {
   checkPasswordLength(app.config, input.newPassword);
-  const account = await em.findOne(
-    Account,
-    { user: auth.user.id, providerId: CREDENTIAL_PROVIDER },
-    { populate: ["user"] },
-  );
-  if (!account?.password) throw new AuthError("CREDENTIAL_ACCOUNT_NOT_FOUND");
-  if (!(await verifyPassword(account.password, input.currentPassword))) throw new AuthError("INVALID_PASSWORD");
+  const accountId = await verifyCurrentPassword(app, em, { userId: auth.user.id, ip: req.ip }, input.currentPassword, "CREDENTIAL_ACCOUNT_NOT_FOUND");
   const passwordHash = await hashPassword(input.newPassword);
   const now = app.clock.now();
-  const user = userRow(account.user.getEntity());
+  const { user } = auth;
   const result = await inTransaction(em, async (tx): Promise<SignedIn> => {
-    await tx.nativeUpdate(Account, { id: account.id }, { password: passwordHash, updatedAt: now });
+    await tx.nativeUpdate(Account, { id: accountId }, { password: passwordHash, updatedAt: now });
     // A reset link mailed before the change must not undo it.
-    await removeResetLinks(tx, auth.user.id);
+    await passwordChanged(tx, auth.user.id);
     if (!input.revokeOtherSessions) return { token: null, cookieMaxAgeSec: null, user };
     // Keep only a fresh session: every earlier one (the current included) is revoked.
     await revokeAllSessions(app, tx, auth.user.id);
@@ -73,14 +67,4 @@ export async function changePassword(
   });
   if (input.revokeOtherSessions) app.sessionCache.evictUser(auth.user.id); // again, after commit
   return result;
-}
-
-/**
- * POST /verify-password (step-up check): 400 INVALID_PASSWORD for a wrong password and for a
- * user without one, after the same argon2 work either way.
- */
-export async function verifyOwnPassword(em: EntityManager, userId: string, password: string): Promise<void> {
-  const account = await em.findOne(Account, { user: userId, providerId: CREDENTIAL_PROVIDER }, { fields: ["password"] });
-  const ok = account?.password ? await verifyPassword(account.password, password) : await verifyAgainstDummy(password);
-  if (!ok) throw new AuthError("INVALID_PASSWORD");
 }

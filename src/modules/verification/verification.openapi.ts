@@ -17,10 +17,11 @@ export const verificationDoc = moduleDoc({
     verifyEmail: {
       summary: "The mailed verification link",
       description:
-        "Uses the token up. With `callbackURL`: 302 there (with `?error=INVALID_TOKEN` for a bad token). Without: `{ status: true }` " +
-        "(plus `user` once a change of email is done) or 400 INVALID_TOKEN.",
+        "Uses the token up. With `callbackURL`: 302 there (with `?error=INVALID_TOKEN` for a bad token). Without: `{ status: true, user }` " +
+        "(`user` null for a verified address, the moved user once a change of email is done, absent for its approval step) or 400 INVALID_TOKEN. " +
+        "A change-email proof opened in the user's own session re-sends its cookie.",
       access: "public",
-      output: z.object({ status: z.boolean(), url: z.string().optional(), user: userRecord.optional() }),
+      output: z.object({ status: z.boolean(), url: z.string().optional(), user: userRecord.nullable().optional() }),
       redirect: "with-callback",
       errors: ["INVALID_TOKEN", "INVALID_CALLBACK_URL"],
     },

@@ -4,6 +4,7 @@ import { assertSafeCallback } from "../../security/origins.ts";
 import { publicProcedure } from "../../trpc/init.ts";
 import { applyChangeEmail, CHANGE_EMAIL_PURPOSES, confirmChangeEmail } from "../user/change-email.service.ts";
 import { publicUser, type PublicUser } from "../session/session.serialize.ts";
+import { resendSessionCookie } from "../session/session-cookie.ts";
 import * as service from "./email-verification.service.ts";
 import { purposeOf } from "./verification.service.ts";
 import * as schema from "./verification.schema.ts";
@@ -20,24 +21,34 @@ export const verificationProcedures = {
   /**
    * The mailed link: email verification, or a step of change-email (CONTRACT.md §9). With a
    * callbackURL the bridge answers 302 (`?error=INVALID_TOKEN` on a bad token) and tRPC callers
-   * read `url`; without one, `{ status: true }` (+ `user` once a change of email is done) or 400
-   * INVALID_TOKEN. A mutation: it uses the token up, even though the link arrives as a GET.
+   * read `url`; without one, `{ status: true, user }` (null for a verified address, the moved user
+   * once a change of email is done; none for the approval step) or 400 INVALID_TOKEN. A mutation: it uses the token up, even though the link arrives as a GET.
    */
-  verifyEmail: publicProcedure.input(schema.verifyEmailInput).mutation(async ({ ctx, input }): Promise<{ status: boolean; url?: string; user?: PublicUser }> => {
+  verifyEmail: publicProcedure.input(schema.verifyEmailInput).mutation(async ({ ctx, input }): Promise<{ status: boolean; url?: string; user?: PublicUser | null }> => {
     assertSafeCallback(ctx.app, input.callbackURL);
-    let user: PublicUser | undefined;
+    // better-auth's answers: `user: null` for a verified address, the moved user for a change-email
+    // proof, no `user` for its approval.
+    let user: PublicUser | null | undefined;
     try {
       const purpose = await purposeOf(ctx.em, input.token, CHANGE_EMAIL_PURPOSES);
       if (purpose === "change-email-confirmation") await confirmChangeEmail(ctx.app, ctx.em, ctx.req, input.token, input.callbackURL);
       else if (purpose === "change-email-verification") user = publicUser(await applyChangeEmail(ctx.app, ctx.em, input.token));
-      else await service.verifyEmail(ctx.app, ctx.em, input.token);
+      else {
+        await service.verifyEmail(ctx.app, ctx.em, input.token);
+        user = null;
+      }
     } catch (err) {
       if (!input.callbackURL || !(err instanceof AuthError) || err.authCode !== "INVALID_TOKEN") throw err;
       const url = callbackWith(ctx.app, input.callbackURL, { error: "INVALID_TOKEN" });
       ctx.effects.redirect = url;
       return { status: false, url };
     }
-    if (!input.callbackURL) return { status: true, ...(user ? { user } : {}) };
+    if (user) {
+      // The moved user's own session, if the link was opened in it: its cookie again (better-auth).
+      const auth = await ctx.getSession();
+      if (auth?.user.id === user.id) resendSessionCookie(ctx, auth);
+    }
+    if (!input.callbackURL) return { status: true, ...(user !== undefined ? { user } : {}) };
     const url = callbackWith(ctx.app, input.callbackURL, {});
     ctx.effects.redirect = url;
     return { status: true, url };

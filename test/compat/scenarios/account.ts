@@ -1,6 +1,6 @@
 /** Account self-service (CONTRACT.md §9): change-email and delete-user, both paths of each. */
 import { PASSWORD, type Run, type Scenario } from "../runner.ts";
-import { signUp, type Person } from "./helpers.ts";
+import { noteSessionCookie, signUp, withoutCallback, type Person } from "./helpers.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -41,6 +41,22 @@ export const account: Scenario[] = [
       await s.browse("follow the verification link", alice.actor, verifyNew);
       await s.call("get-session after verifying", alice.actor, (c) => c.getSession());
       await s.call("sign-in with the new address", s.actor("b"), (c) => c.signIn.email({ email: newEmail, password: PASSWORD }));
+    },
+  },
+  {
+    name: "change-email: the links' JSON answers; the proof re-sends the session cookie",
+    async run(s) {
+      const alice = await signUp(s, "alice");
+      await verify(s, alice);
+      const newEmail = s.email("alice-new");
+      await s.call("change-email", alice.actor, (c) => c.changeEmail({ newEmail }));
+      const confirm = await s.mail("old address: confirmation mail", alice.email);
+      await s.browse("follow the confirmation link, JSON", alice.actor, withoutCallback(confirm));
+      noteSessionCookie(s, "the confirmation's session cookie", alice.actor);
+      const proof = await s.mail("new address: verification mail", newEmail);
+      await s.browse("follow the verification link, JSON", alice.actor, withoutCallback(proof));
+      noteSessionCookie(s, "the verification's session cookie", alice.actor);
+      await s.call("get-session after verifying", alice.actor, (c) => c.getSession());
     },
   },
   {

@@ -1,7 +1,7 @@
 /** The admin plugin's endpoints, every one (CONTRACT.md §6). */
 import { expect } from "vitest";
 import { PASSWORD, type Scenario } from "../runner.ts";
-import { admin, byCreatedAt, signUp } from "./helpers.ts";
+import { admin, byCreatedAt, noteSessionCookie, signUp } from "./helpers.ts";
 
 const NEW_PASSWORD = "another horse battery";
 
@@ -70,6 +70,18 @@ export const adminScenarios: Scenario[] = [
       await s.call("bob's sessions include the impersonation", bob.actor, (c) => c.listSessions().then(byCreatedAt));
       await s.call("stop-impersonating", root.actor, (c) => c.admin.stopImpersonating());
       await s.call("get-session after stopping", root.actor, (c) => c.getSession());
+    },
+  },
+  {
+    name: "admin: session cookies through an impersonation keep the configured Max-Age",
+    async run(s) {
+      const root = await admin(s);
+      noteSessionCookie(s, "the admin's sign-in cookie", root.actor);
+      const bob = await signUp(s, "bob");
+      await s.call("impersonate-user", root.actor, (c) => c.admin.impersonateUser({ userId: bob.id }));
+      noteSessionCookie(s, "the impersonation's cookie", root.actor);
+      await s.call("stop-impersonating", root.actor, (c) => c.admin.stopImpersonating());
+      noteSessionCookie(s, "the admin's cookie handed back", root.actor);
     },
   },
   {

@@ -20,6 +20,25 @@ export async function signUp(s: Run, name: string, extra: { username?: string; p
 }
 
 /**
+ * Records what the actor's last response did with its session cookie, changed or not
+ * (`Max-Age=N`, `no Max-Age`, `cleared`, `not sent`): a re-sent cookie and its Max-Age, which
+ * step records leave out (actor.ts).
+ */
+export function noteSessionCookie(s: Run, step: string, actor: Actor): void {
+  s.note(step, actor.last?.sessionCookieSent ?? "not sent");
+}
+
+/**
+ * A mailed link without its callbackURL: followed so, both servers answer JSON (better-auth puts
+ * `callbackURL=/` in every link, and answers it with a 302 to "/").
+ */
+export function withoutCallback(link: string): string {
+  const url = new URL(link);
+  url.searchParams.delete("callbackURL");
+  return url.toString();
+}
+
+/**
  * A listing in creation order. Neither server promises an order for session listings (the
  * contract is silent, better-auth returns database order), so listings compare as sequences
  * sorted by creation time.

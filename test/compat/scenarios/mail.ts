@@ -1,6 +1,6 @@
 /** Verification and password-reset mails (CONTRACT.md §4). */
 import { PASSWORD, type Scenario } from "../runner.ts";
-import { signUp } from "./helpers.ts";
+import { noteSessionCookie, signUp, withoutCallback } from "./helpers.ts";
 
 const NEW_PASSWORD = "another horse battery";
 
@@ -26,6 +26,17 @@ export const mail: Scenario[] = [
       await s.call("send-verification-email", alice.actor, (c) => c.sendVerificationEmail({ email: alice.email }));
       const link = await s.mail("verification mail", alice.email);
       await s.browse("follow the link", s.actor("other-browser"), link);
+      await s.call("get-session", alice.actor, (c) => c.getSession());
+    },
+  },
+  {
+    name: "verification: the link without callbackURL answers { status: true, user: null }",
+    async run(s) {
+      const alice = await signUp(s, "alice");
+      await s.call("send-verification-email", alice.actor, (c) => c.sendVerificationEmail({ email: alice.email }));
+      const link = await s.mail("verification mail", alice.email);
+      await s.browse("follow the link, JSON", alice.actor, withoutCallback(link));
+      noteSessionCookie(s, "the link's session cookie", alice.actor);
       await s.call("get-session", alice.actor, (c) => c.getSession());
     },
   },

@@ -1,6 +1,6 @@
 /** Usernames (CONTRACT.md §4), update-user, change-password, verify-password (§4, §9). */
 import { PASSWORD, type Scenario } from "../runner.ts";
-import { byCreatedAt, signUp } from "./helpers.ts";
+import { byCreatedAt, noteSessionCookie, signUp } from "./helpers.ts";
 
 const NEW_PASSWORD = "another horse battery";
 
@@ -60,6 +60,22 @@ export const user: Scenario[] = [
       await s.call("nothing to update (the SDK sends an empty update as GET)", alice.actor, (c) => c.updateUser({}));
       await s.call("nothing to update, POST {}", alice.actor, (c) => c.$fetch("/update-user", { method: "POST", body: {} }));
       await s.call("email through update-user", alice.actor, (c) => c.$fetch("/update-user", { method: "POST", body: { email: s.email("other") } }));
+    },
+  },
+  {
+    name: "user: update-user re-sends the session cookie, with the configured Max-Age",
+    async run(s) {
+      const alice = await signUp(s, "alice");
+      noteSessionCookie(s, "sign-up's session cookie", alice.actor);
+      await s.call("update-user", alice.actor, (c) => c.updateUser({ name: "Alice Renamed" }));
+      noteSessionCookie(s, "update-user's session cookie", alice.actor);
+      await s.call("nothing to update", alice.actor, (c) => c.$fetch("/update-user", { method: "POST", body: {} }));
+      noteSessionCookie(s, "a refused update's session cookie", alice.actor);
+      const short = s.actor("alice-short");
+      await s.call("sign-in without remember me", short, (c) => c.signIn.email({ email: alice.email, password: PASSWORD, rememberMe: false }));
+      noteSessionCookie(s, "the browser-session cookie", short);
+      await s.call("update-user in the browser session", short, (c) => c.updateUser({ image: null }));
+      noteSessionCookie(s, "update-user's cookie in the browser session", short);
     },
   },
   {
