@@ -14,10 +14,11 @@ const ENV_KEYS: Record<string, string> = {
   secrets: "AUTH_SECRETS",
   "email.smtpUrl": "SMTP_URL",
   "rateLimit.redisUrl": "REDIS_URL",
+  "metrics.token": "METRICS_TOKEN",
 };
 
 /** Variables whose values are never printed, whole or in part. */
-const SECRET_VARS = /^(AUTH_SECRETS?|[A-Z]+_CLIENT_SECRET)$/;
+const SECRET_VARS = /^(AUTH_SECRETS?|METRICS_TOKEN|[A-Z]+_CLIENT_SECRET)$/;
 /** Variables holding URLs that may carry a password. */
 const URL_VARS = new Set(["DATABASE_URL", "SMTP_URL", "REDIS_URL"]);
 

@@ -33,6 +33,7 @@ const VALID: Record<string, string> = {
   basePath: "a path that starts with / and does not end with / (e.g. /api/auth)",
   "email.smtpUrl": "smtp://<user>:<password>@<host>:587 or smtps://...",
   "rateLimit.redisUrl": "redis://<host>:6379 or rediss://...",
+  "metrics.token": "a random string of 32 or more characters (e.g. the output of `openssl rand -base64 32`)",
 };
 
 function validValueOf(key: string): string {
@@ -48,6 +49,7 @@ export function describeConfigIssue(issue: ConfigIssue, sources: ConfigSources):
     const file = sources.file ?? "the config";
     return `${PREFIX} config key ${key}${where} ${problem}. Fix: remove it from ${file} or correct its spelling.`;
   }
+  if (issue.fix) return `${PREFIX} config key ${key}${where}: ${problem}. Fix: ${issue.fix}${sources.file ? ` in ${sources.file}` : ""}.`;
   return `${PREFIX} config key ${key}${where}: ${problem}. Fix: ${whereToSet(key, sources)} ${validValueOf(key)}.`;
 }
 

@@ -347,6 +347,16 @@ export const configSchema = z
         port: z.number().int().min(0).max(65535).optional(),
         /** Address of that listener; default the service's `host`. */
         host: z.string().min(1).optional(),
+        /**
+         * A secret scrapers send as `Authorization: Bearer <token>` (env METRICS_TOKEN); set, GET {path} answers 401
+         * without it, on either port. Compared in constant time.
+         */
+        token: z.string().min(32, "must be at least 32 characters").optional(),
+        /**
+         * Serve them on the service's port without a token even when `NODE_ENV=production`; otherwise production
+         * needs `port` or `token` (docs/operations.md, Metrics).
+         */
+        public: z.boolean().default(false),
       })
       .strict()
       .prefault({}),
