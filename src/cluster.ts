@@ -1,6 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import { availableParallelism } from "node:os";
 import type { Logger } from "pino";
+import { onStopSignals } from "./cli/stop-signals.ts";
 import { ConfigError } from "./config/index.ts";
 import { relayInvalidations } from "./modules/session/invalidation.ts";
 
@@ -65,8 +66,10 @@ export async function runPrimary(workers: number, logger: Logger, migrate: () =>
     );
     process.exit(exitCode);
   };
-  process.once("SIGTERM", () => void stop(0));
-  process.once("SIGINT", () => void stop(0));
+  onStopSignals(
+    () => void stop(0),
+    () => process.exit(1),
+  );
   for (let i = 0; i < workers; i++) fork(i);
   logger.info({ workers }, "portcullis cluster started");
 }

@@ -14,6 +14,7 @@ import type { ConfigSources } from "./sources.ts";
 import { whereToSet } from "./sources.ts";
 import { describeListenError, StartupError } from "./startup-errors.ts";
 import { startStartupResponder } from "./startup-responder.ts";
+import { onStopSignals } from "./stop-signals.ts";
 
 /** The config as `serve` runs it: validated whole, with a secret (a development one outside production). */
 async function serveConfig(sources: ConfigSources): Promise<{ input: PortcullisConfig; config: ResolvedConfig }> {
@@ -107,31 +108,30 @@ async function announce(portcullis: Portcullis, url: string, input: PortcullisCo
 
 /**
  * SIGTERM / SIGINT: stop accepting, finish the requests in flight, close the database (index.ts
- * close(): drain, then the stores), exit 0. A second signal while draining exits at once.
+ * close(): drain, then the stores), exit 0. A second signal while draining exits at once
+ * (stop-signals.ts: not the copies of one Ctrl-C).
  */
 function stopOnSignals(portcullis: Portcullis) {
   const { logger } = portcullis.app;
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
+  onStopSignals(
+    (signal) => {
+      logger.info({ signal }, "portcullis stopping: finishing requests in flight");
+      portcullis.close().then(
+        () => {
+          logger.info("portcullis stopped");
+          process.exit(0);
+        },
+        (err: unknown) => {
+          logger.error({ err }, "portcullis did not stop cleanly");
+          process.exit(1);
+        },
+      );
+    },
+    (signal) => {
       logger.warn({ signal }, "second signal while stopping: exiting now");
       process.exit(1);
-    }
-    stopping = true;
-    logger.info({ signal }, "portcullis stopping: finishing requests in flight");
-    portcullis.close().then(
-      () => {
-        logger.info("portcullis stopped");
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error({ err }, "portcullis did not stop cleanly");
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
+    },
+  );
 }
 
 export async function serve(opts: { config?: string; workers?: string }, sources: ConfigSources): Promise<void> {
