@@ -17,7 +17,7 @@ import { createRateLimiter } from "./modules/rate-limit/rate-limit.ts";
 import { createAddressLimiter } from "./modules/rate-limit/address-limit.ts";
 import { createSweeper, type Sweeper } from "./modules/maintenance/sweeper.ts";
 import { Metrics } from "./metrics/counters.ts";
-import { startMetricsListener, type MetricsListener } from "./metrics/http.ts";
+import { scrapeOf, startMetricsListener, type MetricsListener } from "./metrics/http.ts";
 import { countingMailer } from "./metrics/mailer.ts";
 import { appRouter, type AppRouter } from "./trpc/app-router.ts";
 import { createContext, type ContextInput } from "./trpc/context.ts";
@@ -138,6 +138,8 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
   };
   // Imported better-auth hashes present? Then failed sign-ins are timed alike (legacy-hashes.ts).
   await detectLegacyHashes(app);
+  // A worker of `serve --workers`: its scrapes report the whole service (metrics/cluster.ts).
+  const clusterMetrics = metrics && clustered ? await (await import("./metrics/cluster.ts")).joinClusterMetrics(app, metrics) : undefined;
   const sweeper = createSweeper(app);
   if (options.sweep ?? true) sweeper.start();
   const handler = createRequestHandler(app);
@@ -156,9 +158,9 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
         server!.once("error", reject);
         server!.listen(port, host, () => resolve());
       });
-      // metrics.port: the metrics on a listener of their own (src/metrics/http.ts).
-      if (metrics && config.metrics.port !== undefined) {
-        metricsListener = await startMetricsListener(app, metrics, config.metrics.port);
+      // metrics.port: the metrics on a listener of their own (src/metrics/http.ts); the primary's, in a cluster.
+      if (metrics && config.metrics.port !== undefined && !clustered) {
+        metricsListener = await startMetricsListener({ ...config.metrics, port: config.metrics.port }, config.host, scrapeOf(app, metrics), logger);
         logger.info({ url: metricsListener.url }, "metrics listening");
       }
       const addr = server.address() as AddressInfo;
@@ -167,6 +169,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     async close() {
       await sweeper.stop();
       await metricsListener?.close();
+      clusterMetrics?.close();
       if (server) {
         const s = server;
         await drain(s);

@@ -93,6 +93,21 @@ async function migrateEarly(config: ResolvedConfig, sources: ConfigSources, conf
   return { done }; // wrapped: an async function returning the promise itself would wait for it
 }
 
+/**
+ * `serve --workers` with metrics on: the primary adds up the workers' numbers for every scrape
+ * (metrics/cluster.ts), and listens on metrics.port itself (a port the workers shared would
+ * answer each scrape from one of them).
+ */
+async function primaryMetrics(config: ResolvedConfig, sources: ConfigSources, logger: Logger): Promise<void> {
+  const { enabled, port } = config.metrics;
+  if (!enabled) return;
+  const scrape = await (await import("../metrics/cluster.ts")).aggregateWorkers();
+  if (port === undefined) return;
+  const { startMetricsListener } = await import("../metrics/http.ts");
+  const listener = await listenOr(config, sources, () => startMetricsListener({ ...config.metrics, port }, config.host, scrape, logger));
+  logger.info({ url: listener.url }, "metrics listening");
+}
+
 /** What an operator needs to see at start: where it listens, its public URL, each provider's redirect URI. */
 async function announce(portcullis: Portcullis, url: string, input: PortcullisConfig, sources: ConfigSources, worker: number | null) {
   const { logger, config } = portcullis.app;
@@ -143,17 +158,19 @@ export async function serve(opts: { config?: string; workers?: string }, sources
     await runPrimary(workers, logger, async () => {
       const orm = await openOrm(parseDatabaseUrl(config.databaseUrl));
       try {
-        if (!(await hasPendingMigrations(orm))) return;
-        const responder = await listenOr(config, sources, () => startStartupResponder(config));
-        try {
-          const applied = await migrateUp(orm);
-          logger.info({ migrations: applied }, "migrations applied");
-        } finally {
-          await responder.close();
+        if (await hasPendingMigrations(orm)) {
+          const responder = await listenOr(config, sources, () => startStartupResponder(config));
+          try {
+            const applied = await migrateUp(orm);
+            logger.info({ migrations: applied }, "migrations applied");
+          } finally {
+            await responder.close();
+          }
         }
       } finally {
         await orm.close();
       }
+      await primaryMetrics(config, sources, logger);
     });
     return;
   }
