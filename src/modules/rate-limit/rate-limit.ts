@@ -41,6 +41,13 @@ interface Rule {
   fallback: RateLimiterMemory | null;
 }
 
+/**
+ * Health checks are never limited, whatever the rules say: a load balancer probes from one
+ * address, and a 429 would take a busy instance out of rotation (docs/operations.md, Health
+ * checks). They are still counted in the metrics. (GET /metrics never reaches the limiter.)
+ */
+const NEVER_LIMITED = new Set(["/ok", "/ready"]);
+
 function matches(pattern: string, path: string): boolean {
   return pattern.endsWith("/*") ? path.startsWith(pattern.slice(0, -1)) : pattern === path;
 }
@@ -221,6 +228,7 @@ export function createRateLimiter(config: ResolvedConfig["rateLimit"], deps: Rat
   return {
     storage,
     async consume(ip, path) {
+      if (NEVER_LIMITED.has(path)) return { allowed: true };
       const rule = rules.find((r) => matches(r.pattern, path)) ?? defaultRule;
       if (rule.store === null) return { allowed: true };
       const key = limitKey(keyPrefix(rule.pattern), ip, path);
