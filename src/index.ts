@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { Server } from "node:http";
 import { Server as NetServer, type AddressInfo } from "node:net";
 import type { MikroORM } from "@mikro-orm/core";
 import type { Logger } from "pino";
@@ -90,6 +91,8 @@ export interface Portcullis {
   sweeper: Sweeper;
   /** Starts an HTTP server (port 0 picks a free one); resolves to its URL. */
   listen(port?: number, host?: string): Promise<string>;
+  /** Serves on a node:http server already listening (the CLI's start-up stand-in), so its port never closes in between; resolves to its URL. */
+  serveOn(listening: Server): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -146,6 +149,18 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
   let server: ReturnType<typeof createHttpServer> | undefined;
   let metricsListener: MetricsListener | undefined;
 
+  /** `s` listens and answers with the service: the metrics listener too, then the URL. */
+  async function serving(s: Server): Promise<string> {
+    server = s;
+    // metrics.port: the metrics on a listener of their own (src/metrics/http.ts); the primary's, in a cluster.
+    if (metrics && config.metrics.port !== undefined && !clustered) {
+      metricsListener = await startMetricsListener({ ...config.metrics, port: config.metrics.port }, config.host, scrapeOf(app, metrics), logger);
+      logger.info({ url: metricsListener.url }, "metrics listening");
+    }
+    const addr = s.address() as AddressInfo;
+    return `http://${addr.address.includes(":") ? `[${addr.address}]` : addr.address}:${addr.port}`;
+  }
+
   return {
     app,
     router: appRouter,
@@ -153,19 +168,14 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     handler,
     sweeper,
     async listen(port = config.port, host = config.host) {
-      server = createHttpServer(app);
+      const s = createHttpServer(app);
       await new Promise<void>((resolve, reject) => {
-        server!.once("error", reject);
-        server!.listen(port, host, () => resolve());
+        s.once("error", reject);
+        s.listen(port, host, () => resolve());
       });
-      // metrics.port: the metrics on a listener of their own (src/metrics/http.ts); the primary's, in a cluster.
-      if (metrics && config.metrics.port !== undefined && !clustered) {
-        metricsListener = await startMetricsListener({ ...config.metrics, port: config.metrics.port }, config.host, scrapeOf(app, metrics), logger);
-        logger.info({ url: metricsListener.url }, "metrics listening");
-      }
-      const addr = server.address() as AddressInfo;
-      return `http://${addr.address.includes(":") ? `[${addr.address}]` : addr.address}:${addr.port}`;
+      return serving(s);
     },
+    serveOn: (listening) => serving(createHttpServer(app, listening)),
     async close() {
       await sweeper.stop();
       await metricsListener?.close();

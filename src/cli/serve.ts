@@ -13,7 +13,7 @@ import { loadConfig } from "./load-config.ts";
 import type { ConfigSources } from "./sources.ts";
 import { whereToSet } from "./sources.ts";
 import { describeListenError, StartupError } from "./startup-errors.ts";
-import { startStartupResponder } from "./startup-responder.ts";
+import { startStartupResponder, type StartupResponder } from "./startup-responder.ts";
 import { onStopSignals } from "./stop-signals.ts";
 
 /** The config as `serve` runs it: validated whole, with a secret (a development one outside production). */
@@ -65,32 +65,39 @@ async function runMigrateProcess(configFlag: string | undefined, logger: Logger)
   if (applied.length > 0) logger.info({ migrations: applied }, "migrations applied");
 }
 
-/**
- * Pending migrations run in a `migrate` process of their own, so the serving process never loads
- * the migrations code (issue 14 lever 2); meanwhile the port answers liveness 200 and readiness 503.
- */
-async function migrateFirst(orm: MikroORM, config: ResolvedConfig, sources: ConfigSources, configFlag: string | undefined, logger: Logger) {
-  const { hasPendingMigrations } = await import("../db/orm.ts");
-  if (!(await hasPendingMigrations(orm))) return;
-  const responder = await listenOr(config, sources, () => startStartupResponder(config));
+/** Runs the migrate process while `responder` holds the port; a failure lets the port go. The responder stays up otherwise, for the service to take over. */
+async function migrateBehind(responder: StartupResponder, configFlag: string | undefined, logger: Logger): Promise<StartupResponder> {
   try {
     await runMigrateProcess(configFlag, logger);
-  } finally {
+    return responder;
+  } catch (err) {
     await responder.close();
+    throw err;
   }
+}
+
+/**
+ * Pending migrations run in a `migrate` process of their own, so the serving process never loads
+ * the migrations code (issue 14 lever 2); meanwhile the port answers liveness 200 and readiness
+ * 503, and keeps answering until the service takes the socket over (null: nothing was pending).
+ */
+async function migrateFirst(orm: MikroORM, config: ResolvedConfig, sources: ConfigSources, configFlag: string | undefined, logger: Logger): Promise<StartupResponder | null> {
+  const { hasPendingMigrations } = await import("../db/orm.ts");
+  if (!(await hasPendingMigrations(orm))) return null;
+  return migrateBehind(await listenOr(config, sources, () => startStartupResponder(config)), configFlag, logger);
 }
 
 /**
  * The same, started before this process loads the service's modules (MikroORM and the rest, which
  * the migrate process loads too), when the bare driver already told that a migration is pending
- * (always on a newcomer's first start): the two processes load side by side. `done` settles when
- * the migrate process has ended and the start-up responder has let go of the port.
+ * (always on a newcomer's first start): the two processes load side by side. `migrated` settles
+ * when the migrate process has ended, with the responder still holding the port.
  */
-async function migrateEarly(config: ResolvedConfig, sources: ConfigSources, configFlag: string | undefined): Promise<{ done: Promise<void> }> {
+async function migrateEarly(config: ResolvedConfig, sources: ConfigSources, configFlag: string | undefined): Promise<{ migrated: Promise<StartupResponder> }> {
   const responder = await listenOr(config, sources, () => startStartupResponder(config));
-  const done = runMigrateProcess(configFlag, createLogger(config.logLevel)).finally(() => responder.close());
-  done.catch(() => undefined); // awaited once the modules are loaded: not an unhandled rejection meanwhile
-  return { done }; // wrapped: an async function returning the promise itself would wait for it
+  const migrated = migrateBehind(responder, configFlag, createLogger(config.logLevel));
+  migrated.catch(() => undefined); // awaited once the modules are loaded: not an unhandled rejection meanwhile
+  return { migrated }; // wrapped: an async function returning the promise itself would wait for it
 }
 
 /**
@@ -180,16 +187,24 @@ export async function serve(opts: { config?: string; workers?: string }, sources
   const pending = index === null ? await pendingBeforeLoad(parseDatabaseUrl(config.databaseUrl)) : false;
   const early = pending === true ? await migrateEarly(config, sources, opts.config) : null;
   const { createPortcullis } = await import("../index.ts");
-  await early?.done;
-  const portcullis = await createPortcullis(
-    input,
-    index === null
-      ? { migrate: pending === undefined ? (orm) => migrateFirst(orm, config, sources, opts.config, createLogger(config.logLevel)) : false }
-      : { migrate: false, sweep: index === 0, clusterWorker: true },
-  );
+  // The start-up responder, when migrations ran: the service takes its socket over (startup-responder.ts).
+  let responder = early ? await early.migrated : null;
+  let portcullis: Portcullis;
+  try {
+    portcullis = await createPortcullis(
+      input,
+      index === null
+        ? { migrate: pending === undefined ? async (orm) => void (responder = await migrateFirst(orm, config, sources, opts.config, createLogger(config.logLevel))) : false }
+        : { migrate: false, sweep: index === 0, clusterWorker: true },
+    );
+  } catch (err) {
+    await responder?.close();
+    throw err;
+  }
   let url: string;
   try {
-    url = await listenOr(config, sources, () => portcullis.listen());
+    const standIn = responder;
+    url = await listenOr(config, sources, () => (standIn ? portcullis.serveOn(standIn.handOver()) : portcullis.listen()));
   } catch (err) {
     await portcullis.close().catch(() => undefined);
     throw err;
