@@ -189,6 +189,8 @@ export const configSchema = z
         storage: z.enum(["memory", "database", "redis"]).optional(),
         /** `redis://` or `rediss://` URL of the Redis server for `storage: "redis"` (env REDIS_URL). */
         redisUrl: z.string().refine((v) => URL.canParse(v) && /^rediss?:$/.test(new URL(v).protocol), "must be a redis:// or rediss:// URL").optional(),
+        /** Put before every Redis key of the counters, so a Redis shared with other apps keeps them apart (`""`: none). */
+        redisKeyPrefix: z.string().max(64).default("portcullis:"),
         /**
          * Password-reset and verification mails per normalised address and purpose, whatever
          * the client IP (src/modules/rate-limit/address-limit.ts); `false` turns it off.

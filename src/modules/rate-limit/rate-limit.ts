@@ -102,7 +102,7 @@ export function storageOf(config: ResolvedConfig["rateLimit"], target: DatabaseT
 export function sharedStore(config: ResolvedConfig["rateLimit"], deps: RateLimiterDeps): Store | null {
   const storage = storageOf(config, deps.target, deps.clustered);
   if (storage === "database") return databaseStore(deps.target, deps.logger);
-  if (storage === "redis") return redisStore(config.redisUrl!, deps.logger);
+  if (storage === "redis") return redisStore(config.redisUrl!, config.redisKeyPrefix, deps.logger);
   return null;
 }
 
@@ -116,12 +116,13 @@ export interface Store {
 /**
  * Redis (rate-limiter-flexible's atomic INCR + PEXPIRE script). No offline queue and one retry
  * per command: while Redis is away a call fails at once and the caller counts in memory,
- * instead of queueing requests behind a reconnect.
+ * instead of queueing requests behind a reconnect. ioredis puts `keyPrefix` (`rateLimit.redisKeyPrefix`)
+ * before every key it sends, the script's KEYS included.
  */
-export function redisStore(url: string, logger: Logger): Store {
+export function redisStore(url: string, keyPrefix: string, logger: Logger): Store {
   const { Redis } = loadPackage("ioredis") as { Redis: typeof RedisType };
   const RateLimiterRedis = loadLimiter("RateLimiterRedis");
-  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: STORE_TIMEOUT_MS });
+  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: STORE_TIMEOUT_MS, keyPrefix });
   let lastReport = 0;
   client.on("error", (err) => {
     // ioredis reports every reconnect attempt: one line per 10 s is enough.
