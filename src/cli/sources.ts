@@ -67,6 +67,16 @@ export function originOf(key: string, sources: ConfigSources): string {
   return sources.file ? `in ${sources.file}` : "the default";
 }
 
+/**
+ * For a key set nowhere: its environment variable first (what docs/deploying.md tells operators
+ * to set), then the key in the config file: "set AUTH_SECRET (or secret in /srv/portcullis.config.mjs) to".
+ */
+export function whereToAdd(key: string, sources: ConfigSources): string {
+  const env = ENV_KEYS[key];
+  const inFile = `${key} in ${sources.file ?? "a config file"}`;
+  return env ? `set ${env} (or ${inFile}) to` : `set ${inFile} to`;
+}
+
 /** "set PORT to" / "set port in /srv/portcullis.config.mjs to" / "set port in a config file (--config) to". */
 export function whereToSet(key: string, sources: ConfigSources): string {
   const name = envVarOf(key, sources);

@@ -1,4 +1,4 @@
-import { ConfigError, type ConfigIssue } from "../config/index.ts";
+import { ConfigError, type ConfigIssue, type ResolvedConfig } from "../config/index.ts";
 import { DatabaseUnavailableError, type DatabaseTarget } from "../db/target.ts";
 import { originOf, redactUrl, whereToSet, type ConfigSources } from "./sources.ts";
 
@@ -115,6 +115,24 @@ export function describeListenError(err: NodeJS.ErrnoException, host: string, po
       return `${PREFIX} cannot listen on ${at} (host, ${originOf("host", sources)}): ${host} is not an address of this machine. Fix: ${whereToSet("host", sources)} ${VALID.host}.`;
     default:
       return `${PREFIX} cannot listen on ${at}: ${oneLine(err.message)}.`;
+  }
+}
+
+/** Listening on the config's port, or one line naming the port (or host) and the fix. */
+export async function listenOr<T>(config: ResolvedConfig, sources: ConfigSources, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { port?: number };
+    if (e.syscall === "listen" || e.syscall === "getaddrinfo" || e.code === "EADDRINUSE") {
+      // The metrics listener (metrics.port) fails the same way: name the key that set the port.
+      const { port: metricsPort, host: metricsHost } = config.metrics;
+      if (metricsPort !== undefined && metricsPort !== config.port && e.port === metricsPort) {
+        throw new StartupError([describeListenError(e, metricsHost ?? config.host, metricsPort, sources, "metrics.port")]);
+      }
+      throw new StartupError([describeListenError(e, config.host, config.port, sources)]);
+    }
+    throw err;
   }
 }
 
