@@ -1,7 +1,7 @@
 import cluster from "node:cluster";
 import type { Logger } from "pino";
 import { createLogger } from "../logger.ts";
-import { parseWorkers, runPrimary, workerIndex } from "../cluster.ts";
+import { clearToListen, parseWorkers, runPrimary, workerIndex } from "../cluster.ts";
 import { configuredSecrets, resolveConfig, type PortcullisConfig, type ResolvedConfig } from "../config/index.ts";
 import { parseDatabaseUrl } from "../db/target.ts";
 import type { Portcullis } from "../index.ts";
@@ -12,7 +12,7 @@ import type { ConfigSources } from "./sources.ts";
 import { whereToAdd } from "./sources.ts";
 import { StartupLog } from "./startup-log.ts";
 import { listenOr, StartupError } from "./startup-errors.ts";
-import { startStartupResponder } from "./startup-responder.ts";
+import { startStartupResponder, type StartupResponder } from "./startup-responder.ts";
 import { migrateEarly, migrateFirst } from "./start-migrations.ts";
 import { onStopSignals } from "./stop-signals.ts";
 
@@ -88,21 +88,24 @@ function stopOnSignals(portcullis: Portcullis) {
 async function servePrimary(workers: number, config: ResolvedConfig, sources: ConfigSources, logger: Logger): Promise<void> {
   const { hasPendingMigrations, migrateUp, openOrm } = await import("../db/orm.ts");
   await runPrimary(workers, logger, async () => {
+    let responder: StartupResponder | undefined;
     const orm = await openOrm(parseDatabaseUrl(config.databaseUrl));
     try {
       if (await hasPendingMigrations(orm)) {
-        const responder = await listenOr(config, sources, () => startStartupResponder(config));
-        try {
-          const applied = await migrateUp(orm);
-          logger.info({ migrations: applied }, "migrations applied");
-        } finally {
-          await responder.close();
-        }
+        responder = await listenOr(config, sources, () => startStartupResponder(config));
+        const applied = await migrateUp(orm);
+        logger.info({ migrations: applied }, "migrations applied");
       }
+      await primaryMetrics(config, sources, logger);
+    } catch (err) {
+      await responder?.close();
+      throw err;
     } finally {
       await orm.close();
     }
-    await primaryMetrics(config, sources, logger);
+    // Held until a worker is ready to listen (cluster.ts clearToListen); the port is free as soon as close() is called.
+    const held = responder;
+    return held && (async () => void held.close());
   });
 }
 
@@ -129,6 +132,7 @@ async function serveOne(input: PortcullisConfig, config: ResolvedConfig, sources
   }
   try {
     const standIn = responder;
+    if (index !== null) await clearToListen(); // the primary's start-up responder lets go of the port
     const url = await listenOr(config, sources, () => (standIn ? portcullis.serveOn(standIn.handOver()) : portcullis.listen()));
     return { portcullis, url };
   } catch (err) {

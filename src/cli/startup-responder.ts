@@ -48,10 +48,13 @@ export async function startStartupResponder(config: ResolvedConfig): Promise<Sta
       server.off("request", handler);
       return server;
     },
+    // The port is free at once; answers under way finish (they take microseconds), and kept-alive
+    // connections are closed once idle, or after a second.
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 1000).unref();
       }),
   };
 }
