@@ -15,6 +15,7 @@
 // wins; PORTCULLIS_AUTO_POOL tells `serve --workers` to divide the cores among its workers.
 const { availableParallelism } = require("node:os");
 const { hashNice, lowerPoolPriority } = require("./pool-priority.cjs");
+const { stopWithParent } = require("./npm-parent.cjs");
 
 if (!process.env.UV_THREADPOOL_SIZE) {
   process.env.UV_THREADPOOL_SIZE = String(availableParallelism());
@@ -22,6 +23,9 @@ if (!process.env.UV_THREADPOOL_SIZE) {
 }
 // The pool's threads yield the CPU to the event loop (bin/pool-priority.cjs).
 lowerPoolPriority(hashNice(process.env.PORTCULLIS_HASH_NICE));
+
+// Under npm, this process ends with the npm process a process manager holds (bin/npm-parent.cjs).
+stopWithParent(process.env);
 
 // The CLI, compiled (dist/, ESM): no TypeScript loader in the serving process. A checkout whose
 // sources are newer than dist/ (or has none yet) builds first (scripts/build.mjs).

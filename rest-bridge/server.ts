@@ -268,13 +268,16 @@ export function createRequestHandler(app: App) {
   };
 }
 
-export function createHttpServer(app: App): Server {
+/** The service's server; given one already listening (the CLI's start-up stand-in), it answers there instead. */
+export function createHttpServer(app: App, server: Server = createServer()): Server {
   const handle = createRequestHandler(app);
-  const server = createServer((req, res) => {
+  server.removeAllListeners("request");
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     // Stopping (src/index.ts drain): this answer is the connection's last.
     if (!server.listening) res.setHeader("connection", "close");
     void handle(req, res);
   });
+  server.removeAllListeners("clientError");
   server.on("clientError", (err, socket) => answerClientError(app, err, socket));
   server.keepAliveTimeout = 5000;
   return server;

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import { availableParallelism } from "node:os";
 import type { Logger } from "pino";
+import { onStopSignals } from "./cli/stop-signals.ts";
 import { ConfigError } from "./config/index.ts";
 import { relayInvalidations } from "./modules/session/invalidation.ts";
 
@@ -28,8 +29,35 @@ export function workerIndex(): number | null {
 /** A worker that dies this soon after its start is not restarted (a start-up failure would loop). */
 const MIN_UPTIME_MS = 5000;
 
-export async function runPrimary(workers: number, logger: Logger, migrate: () => Promise<void>): Promise<void> {
-  await migrate();
+/** IPC between a worker whose service is built and the primary: "may I listen?", and "listen". */
+const LISTEN_IPC = "portcullis:listen";
+
+/**
+ * A worker, its service built: waits for the primary's word before it listens. The primary's
+ * start-up responder holds the port until a worker is this far (cli/startup-responder.ts), so
+ * the port is closed only while the first worker binds, not for a worker's whole start.
+ */
+export function clearToListen(): Promise<void> {
+  return new Promise((resolve) => {
+    const onMessage = (msg: unknown) => {
+      if ((msg as { type?: unknown } | null)?.type !== LISTEN_IPC) return;
+      process.off("message", onMessage);
+      resolve();
+    };
+    process.on("message", onMessage);
+    process.send?.({ type: LISTEN_IPC });
+  });
+}
+
+/** `prepare` (migrations) may leave the port held: it returns how to let go of it, which the first built worker's question calls. */
+export async function runPrimary(workers: number, logger: Logger, prepare: () => Promise<(() => Promise<void>) | undefined>): Promise<void> {
+  const release = await prepare();
+  let released: Promise<void> | undefined;
+  cluster.on("message", (worker: Worker, msg: unknown) => {
+    if ((msg as { type?: unknown } | null)?.type !== LISTEN_IPC) return;
+    released ??= release ? release() : Promise.resolve();
+    void released.then(() => worker.isConnected() && worker.send({ type: LISTEN_IPC }));
+  });
   relayInvalidations();
   // The workers share the cores: each hashes passwords on its share of them (bin/portcullis.cjs
   // sized this process's pool to all of them; an operator's own UV_THREADPOOL_SIZE is left alone).
@@ -65,8 +93,10 @@ export async function runPrimary(workers: number, logger: Logger, migrate: () =>
     );
     process.exit(exitCode);
   };
-  process.once("SIGTERM", () => void stop(0));
-  process.once("SIGINT", () => void stop(0));
+  onStopSignals(
+    () => void stop(0),
+    () => process.exit(1),
+  );
   for (let i = 0; i < workers; i++) fork(i);
   logger.info({ workers }, "portcullis cluster started");
 }

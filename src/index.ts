@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { Server } from "node:http";
 import { Server as NetServer, type AddressInfo } from "node:net";
 import type { MikroORM } from "@mikro-orm/core";
 import type { Logger } from "pino";
@@ -18,7 +19,7 @@ import { createAddressLimiter } from "./modules/rate-limit/address-limit.ts";
 import { createStepUpLimiter } from "./modules/rate-limit/step-up-limit.ts";
 import { createSweeper, type Sweeper } from "./modules/maintenance/sweeper.ts";
 import { Metrics } from "./metrics/counters.ts";
-import { startMetricsListener, type MetricsListener } from "./metrics/http.ts";
+import { scrapeOf, startMetricsListener, type MetricsListener } from "./metrics/http.ts";
 import { countingMailer } from "./metrics/mailer.ts";
 import { appRouter, type AppRouter } from "./trpc/app-router.ts";
 import { createContext, type ContextInput } from "./trpc/context.ts";
@@ -91,6 +92,8 @@ export interface Portcullis {
   sweeper: Sweeper;
   /** Starts an HTTP server (port 0 picks a free one); resolves to its URL. */
   listen(port?: number, host?: string): Promise<string>;
+  /** Serves on a node:http server already listening (the CLI's start-up stand-in), so its port never closes in between; resolves to its URL. */
+  serveOn(listening: Server): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -140,11 +143,25 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
   };
   // Imported better-auth hashes present? Then failed sign-ins are timed alike (legacy-hashes.ts).
   await detectLegacyHashes(app);
+  // A worker of `serve --workers`: its scrapes report the whole service (metrics/cluster.ts).
+  const clusterMetrics = metrics && clustered ? await (await import("./metrics/cluster.ts")).joinClusterMetrics(app, metrics) : undefined;
   const sweeper = createSweeper(app);
   if (options.sweep ?? true) sweeper.start();
   const handler = createRequestHandler(app);
   let server: ReturnType<typeof createHttpServer> | undefined;
   let metricsListener: MetricsListener | undefined;
+
+  /** `s` listens and answers with the service: the metrics listener too, then the URL. */
+  async function serving(s: Server): Promise<string> {
+    server = s;
+    // metrics.port: the metrics on a listener of their own (src/metrics/http.ts); the primary's, in a cluster.
+    if (metrics && config.metrics.port !== undefined && !clustered) {
+      metricsListener = await startMetricsListener({ ...config.metrics, port: config.metrics.port }, config.host, scrapeOf(app, metrics), logger);
+      logger.info({ url: metricsListener.url }, "metrics listening");
+    }
+    const addr = s.address() as AddressInfo;
+    return `http://${addr.address.includes(":") ? `[${addr.address}]` : addr.address}:${addr.port}`;
+  }
 
   return {
     app,
@@ -153,22 +170,18 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     handler,
     sweeper,
     async listen(port = config.port, host = config.host) {
-      server = createHttpServer(app);
+      const s = createHttpServer(app);
       await new Promise<void>((resolve, reject) => {
-        server!.once("error", reject);
-        server!.listen(port, host, () => resolve());
+        s.once("error", reject);
+        s.listen(port, host, () => resolve());
       });
-      // metrics.port: the metrics on a listener of their own (src/metrics/http.ts).
-      if (metrics && config.metrics.port !== undefined) {
-        metricsListener = await startMetricsListener(app, metrics, config.metrics.port);
-        logger.info({ url: metricsListener.url }, "metrics listening");
-      }
-      const addr = server.address() as AddressInfo;
-      return `http://${addr.address.includes(":") ? `[${addr.address}]` : addr.address}:${addr.port}`;
+      return serving(s);
     },
+    serveOn: (listening) => serving(createHttpServer(app, listening)),
     async close() {
       await sweeper.stop();
       await metricsListener?.close();
+      clusterMetrics?.close();
       if (server) {
         const s = server;
         await drain(s);

@@ -14,6 +14,6 @@ const REDACT = ["req.headers.authorization", "req.headers.cookie"];
  * A write(2) per line costs the loop less than handing it to the pool did (get-session with
  * logging on: 45k against 43k requests/s), and a crash loses nothing: there is no buffer.
  */
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: REDACT }, pino.destination({ dest: 1, sync: true }));
+export function createLogger(level: string, destination: pino.DestinationStream = pino.destination({ dest: 1, sync: true })): Logger {
+  return pino({ level, redact: REDACT }, destination);
 }

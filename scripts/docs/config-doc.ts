@@ -30,6 +30,7 @@ export const ENV_BY_KEY: Record<string, string> = {
   secrets: "AUTH_SECRETS (comma-separated)",
   "email.smtpUrl": "SMTP_URL",
   "rateLimit.redisUrl": "REDIS_URL",
+  "metrics.token": "METRICS_TOKEN",
   logLevel: "LOG_LEVEL",
 };
 

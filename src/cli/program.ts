@@ -17,7 +17,7 @@ const CONFIG_HELP = "config module whose default export is the config (or PORTCU
 
 const ENV_HELP = `
 Environment: PORT, HOST, PUBLIC_URL (derived from HOST and PORT when unset), DATABASE_URL,
-AUTH_SECRET (or AUTH_SECRETS: comma-separated, newest first), SMTP_URL, REDIS_URL, LOG_LEVEL,
+AUTH_SECRET (or AUTH_SECRETS: comma-separated, newest first), SMTP_URL, REDIS_URL, LOG_LEVEL, METRICS_TOKEN,
 <PROVIDER>_CLIENT_ID / _CLIENT_SECRET (google, github, discord), PORTCULLIS_CONFIG.`;
 
 /** Flags people try that are settings here: the unknown-option line says where each one goes. */

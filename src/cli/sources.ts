@@ -14,10 +14,11 @@ const ENV_KEYS: Record<string, string> = {
   secrets: "AUTH_SECRETS",
   "email.smtpUrl": "SMTP_URL",
   "rateLimit.redisUrl": "REDIS_URL",
+  "metrics.token": "METRICS_TOKEN",
 };
 
 /** Variables whose values are never printed, whole or in part. */
-const SECRET_VARS = /^(AUTH_SECRETS?|[A-Z]+_CLIENT_SECRET)$/;
+const SECRET_VARS = /^(AUTH_SECRETS?|METRICS_TOKEN|[A-Z]+_CLIENT_SECRET)$/;
 /** Variables holding URLs that may carry a password. */
 const URL_VARS = new Set(["DATABASE_URL", "SMTP_URL", "REDIS_URL"]);
 
@@ -64,6 +65,16 @@ export function originOf(key: string, sources: ConfigSources): string {
   const name = envVarOf(key, sources);
   if (name) return `from ${describeVar(name, sources.env)}`;
   return sources.file ? `in ${sources.file}` : "the default";
+}
+
+/**
+ * For a key set nowhere: its environment variable first (what docs/deploying.md tells operators
+ * to set), then the key in the config file: "set AUTH_SECRET (or secret in /srv/portcullis.config.mjs) to".
+ */
+export function whereToAdd(key: string, sources: ConfigSources): string {
+  const env = ENV_KEYS[key];
+  const inFile = `${key} in ${sources.file ?? "a config file"}`;
+  return env ? `set ${env} (or ${inFile}) to` : `set ${inFile} to`;
 }
 
 /** "set PORT to" / "set port in /srv/portcullis.config.mjs to" / "set port in a config file (--config) to". */

@@ -1,4 +1,4 @@
-import { ConfigError, type ConfigIssue } from "../config/index.ts";
+import { ConfigError, type ConfigIssue, type ResolvedConfig } from "../config/index.ts";
 import { DatabaseUnavailableError, type DatabaseTarget } from "../db/target.ts";
 import { originOf, redactUrl, whereToSet, type ConfigSources } from "./sources.ts";
 
@@ -33,6 +33,7 @@ const VALID: Record<string, string> = {
   basePath: "a path that starts with / and does not end with / (e.g. /api/auth)",
   "email.smtpUrl": "smtp://<user>:<password>@<host>:587 or smtps://...",
   "rateLimit.redisUrl": "redis://<host>:6379 or rediss://...",
+  "metrics.token": "a random string of 32 or more characters (e.g. the output of `openssl rand -base64 32`)",
 };
 
 function validValueOf(key: string): string {
@@ -48,6 +49,7 @@ export function describeConfigIssue(issue: ConfigIssue, sources: ConfigSources):
     const file = sources.file ?? "the config";
     return `${PREFIX} config key ${key}${where} ${problem}. Fix: remove it from ${file} or correct its spelling.`;
   }
+  if (issue.fix) return `${PREFIX} config key ${key}${where}: ${problem}. Fix: ${issue.fix}${sources.file ? ` in ${sources.file}` : ""}.`;
   return `${PREFIX} config key ${key}${where}: ${problem}. Fix: ${whereToSet(key, sources)} ${validValueOf(key)}.`;
 }
 
@@ -113,6 +115,24 @@ export function describeListenError(err: NodeJS.ErrnoException, host: string, po
       return `${PREFIX} cannot listen on ${at} (host, ${originOf("host", sources)}): ${host} is not an address of this machine. Fix: ${whereToSet("host", sources)} ${VALID.host}.`;
     default:
       return `${PREFIX} cannot listen on ${at}: ${oneLine(err.message)}.`;
+  }
+}
+
+/** Listening on the config's port, or one line naming the port (or host) and the fix. */
+export async function listenOr<T>(config: ResolvedConfig, sources: ConfigSources, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { port?: number };
+    if (e.syscall === "listen" || e.syscall === "getaddrinfo" || e.code === "EADDRINUSE") {
+      // The metrics listener (metrics.port) fails the same way: name the key that set the port.
+      const { port: metricsPort, host: metricsHost } = config.metrics;
+      if (metricsPort !== undefined && metricsPort !== config.port && e.port === metricsPort) {
+        throw new StartupError([describeListenError(e, metricsHost ?? config.host, metricsPort, sources, "metrics.port")]);
+      }
+      throw new StartupError([describeListenError(e, config.host, config.port, sources)]);
+    }
+    throw err;
   }
 }
 

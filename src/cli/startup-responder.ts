@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { ResolvedConfig } from "../config/index.ts";
 import { AuthError, errorBody } from "../errors.ts";
 import { requestIdOf } from "../../rest-bridge/request-id.ts";
@@ -7,9 +7,12 @@ import { requestIdOf } from "../../rest-bridge/request-id.ts";
  * Holds the port while `serve` applies migrations before it serves: liveness ({base}/ok) answers
  * 200, so an orchestrator does not kill a process busy with a long migration; readiness
  * ({base}/ready) and everything else answer 503 NOT_READY with Retry-After, so no traffic is
- * routed to it yet. Closed just before the service itself listens.
+ * routed to it yet. Once the service is built it takes this very socket over (handOver), so a
+ * probe never meets a closed port between the two; close() is for a start that fails.
  */
 export interface StartupResponder {
+  /** Stops answering and gives up the listening server, for the service's handler to take. */
+  handOver(): Server;
   close(): Promise<void>;
 }
 
@@ -33,17 +36,25 @@ function answer(base: string, req: IncomingMessage, res: ServerResponse): void {
 
 /** Listens on the service's host and port (a port in use fails here, before any migration runs). */
 export async function startStartupResponder(config: ResolvedConfig): Promise<StartupResponder> {
-  const server = createServer((req, res) => answer(config.basePath, req, res));
+  const handler = (req: IncomingMessage, res: ServerResponse) => answer(config.basePath, req, res);
+  const server = createServer(handler);
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());
   });
   return {
+    handOver: () => {
+      server.off("request", handler);
+      return server;
+    },
+    // The port is free at once; answers under way finish (they take microseconds), and kept-alive
+    // connections are closed once idle, or after a second.
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 1000).unref();
       }),
   };
 }

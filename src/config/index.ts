@@ -7,6 +7,8 @@ export * from "./schema.ts";
 export interface ConfigIssue {
   key: string;
   message: string;
+  /** The fix, when it is not "set this key to a valid value" (several keys would do). */
+  fix?: string;
 }
 
 export class ConfigError extends Error {
@@ -44,6 +46,16 @@ export function resolveConfig(input: PortcullisConfig): ResolvedConfig {
   if (parsed.data.secret !== undefined && parsed.data.secrets !== undefined) {
     throw invalid([{ key: "secrets", message: "set either secret (one) or secrets (a list, newest first), not both" }]);
   }
+  const { metrics } = parsed.data;
+  if (process.env.NODE_ENV === "production" && metrics.enabled && metrics.port === undefined && metrics.token === undefined && !metrics.public) {
+    throw invalid([
+      {
+        key: "metrics.enabled",
+        message: "would serve the metrics on the service's public port to anyone, which NODE_ENV=production refuses",
+        fix: "set metrics.port (a listener of their own, kept off the public network), metrics.token (or METRICS_TOKEN: a secret scrapers send as Bearer) or metrics.public: true (public on purpose)",
+      },
+    ]);
+  }
   // PORT=4000 alone must not leave links, cookies and OAuth redirect URIs on port 3000.
   if (input.publicUrl === undefined && parsed.data.port !== 0 && (input.port !== undefined || input.host !== undefined)) {
     parsed.data.publicUrl = listenUrl(parsed.data.host, parsed.data.port);
@@ -76,7 +88,7 @@ function providersFromEnv(providers: PortcullisConfig["providers"], env: NodeJS.
   return out;
 }
 
-/** Environment overrides (PORT, HOST, LOG_LEVEL, DATABASE_URL, PUBLIC_URL, AUTH_SECRET or AUTH_SECRETS (comma-separated, newest first), SMTP_URL, REDIS_URL, <PROVIDER>_CLIENT_ID/_SECRET) on top of a config. */
+/** Environment overrides (PORT, HOST, LOG_LEVEL, DATABASE_URL, PUBLIC_URL, AUTH_SECRET or AUTH_SECRETS (comma-separated, newest first), SMTP_URL, REDIS_URL, METRICS_TOKEN, <PROVIDER>_CLIENT_ID/_SECRET) on top of a config. */
 export function applyEnv(config: PortcullisConfig, env: NodeJS.ProcessEnv): PortcullisConfig {
   const out: PortcullisConfig = { ...config };
   if (env.PORT) {
@@ -102,6 +114,7 @@ export function applyEnv(config: PortcullisConfig, env: NodeJS.ProcessEnv): Port
   }
   if (env.SMTP_URL) out.email = { ...config.email, smtpUrl: env.SMTP_URL };
   if (env.REDIS_URL) out.rateLimit = { ...config.rateLimit, redisUrl: env.REDIS_URL };
+  if (env.METRICS_TOKEN) out.metrics = { ...config.metrics, token: env.METRICS_TOKEN };
   out.providers = providersFromEnv(config.providers, env);
   return out;
 }

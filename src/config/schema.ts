@@ -189,6 +189,8 @@ export const configSchema = z
         storage: z.enum(["memory", "database", "redis"]).optional(),
         /** `redis://` or `rediss://` URL of the Redis server for `storage: "redis"` (env REDIS_URL). */
         redisUrl: z.string().refine((v) => URL.canParse(v) && /^rediss?:$/.test(new URL(v).protocol), "must be a redis:// or rediss:// URL").optional(),
+        /** Put before every Redis key of the counters, so a Redis shared with other apps keeps them apart (`""`: none). */
+        redisKeyPrefix: z.string().max(64).default("portcullis:"),
         /**
          * Password-reset and verification mails per normalised address and purpose, whatever
          * the client IP (src/modules/rate-limit/address-limit.ts); `false` turns it off.
@@ -347,6 +349,16 @@ export const configSchema = z
         port: z.number().int().min(0).max(65535).optional(),
         /** Address of that listener; default the service's `host`. */
         host: z.string().min(1).optional(),
+        /**
+         * A secret scrapers send as `Authorization: Bearer <token>` (env METRICS_TOKEN); set, GET {path} answers 401
+         * without it, on either port. Compared in constant time.
+         */
+        token: z.string().min(32, "must be at least 32 characters").optional(),
+        /**
+         * Serve them on the service's port without a token even when `NODE_ENV=production`; otherwise production
+         * needs `port` or `token` (docs/operations.md, Metrics).
+         */
+        public: z.boolean().default(false),
       })
       .strict()
       .prefault({}),

@@ -36,3 +36,20 @@ export function toText(value: unknown): string | null {
 export function rowId(row: SourceRow): string {
   return String(row.id);
 }
+
+/**
+ * The most an imported argon2 hash may cost to verify: every sign-in attempt at its address pays
+ * it, so a row with m=4 GiB would turn each attempt into a denial of service (docs/security.md,
+ * "Importing from better-auth"). Ours is m=19456, t=2, p=1; OWASP's strongest listed is m=47104.
+ */
+export const ARGON2_IMPORT_BOUNDS = { m: 65536, t: 10, p: 4 } as const;
+
+/** Why an argon2 PHC string cannot be imported (unreadable or too costly), or null when it can. */
+export function argon2Refusal(hash: string): string | null {
+  const params = /^\$argon2(?:id|i|d)\$(?:v=\d+\$)?m=(\d{1,10}),t=(\d{1,10}),p=(\d{1,10})(?:,[^$]*)?\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/.exec(hash);
+  if (!params) return "argon2 hash not in the PHC form $argon2id$v=19$m=..,t=..,p=..$salt$hash (the user can reset the password)";
+  const [m, t, p] = params.slice(1).map(Number) as [number, number, number];
+  const { m: maxM, t: maxT, p: maxP } = ARGON2_IMPORT_BOUNDS;
+  if (m <= maxM && t <= maxT && p <= maxP) return null;
+  return `argon2 cost above the import's bounds (m=${m} KiB, t=${t}, p=${p}; at most m=${maxM}, t=${maxT}, p=${maxP}): every sign-in would pay it (the user can reset the password)`;
+}

@@ -6,7 +6,7 @@ import { sha256 } from "../crypto/tokens.ts";
 import { isValidUsername, parseEmail } from "../modules/email-password/email-password.rules.ts";
 import { sealTokens } from "../modules/oauth/tokens.ts";
 import { isSafeImageUrl } from "../security/image-url.ts";
-import { toBool, toDate, toText } from "./convert.ts";
+import { argon2Refusal, toBool, toDate, toText } from "./convert.ts";
 import { importedId } from "./ids.ts";
 import type { SourceRow } from "./source.ts";
 import type { ImportedTable } from "./summary.ts";
@@ -132,6 +132,8 @@ const accounts: TableSpec = {
       if (password === null) return { fail: "credential account without a password hash" };
       // better-auth's scrypt (kept, re-hashed at the first sign-in) or an argon2 hash from a custom `password.hash`.
       if (!isBetterAuthHash(password) && !password.startsWith("$argon2")) return { fail: "password hash format not supported (the user can reset the password)" };
+      const refusal = password.startsWith("$argon2") ? argon2Refusal(password) : null;
+      if (refusal) return { fail: refusal };
     }
     const sealed = sealTokens(
       aead,

@@ -51,7 +51,19 @@ export interface RequestOutcome {
   errorCode?: string;
 }
 
+/** One scrape's answer: Prometheus text and its content type. */
+export interface Scraped {
+  text: string;
+  contentType: string;
+}
+
 export class Metrics {
+  /**
+   * Set in a worker of `serve --workers N`: a scrape reports every worker's numbers, added up by
+   * the primary (cluster.ts), not this process's alone.
+   */
+  whole?: () => Promise<Scraped>;
+
   private readonly routes = new Map<string, RouteStats>();
   /** `${route}\n${outcome}` → count; outcome "success" or an error code (a bounded set: the error table). */
   readonly signIns = new Map<string, number>();

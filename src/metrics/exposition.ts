@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Registry } from "prom-client";
 import type { App } from "../app.ts";
 import { hashesInFlight } from "../crypto/password.ts";
-import { LATENCY_BOUNDS_MS, type Metrics } from "./counters.ts";
+import { LATENCY_BOUNDS_MS, type Metrics, type Scraped } from "./counters.ts";
 
 /**
  * Prometheus text for GET /metrics, loaded on the first scrape (prom-client never enters a
@@ -127,9 +127,15 @@ function createRegistry(app: App, metrics: Metrics): Registry {
 
 const registries = new WeakMap<Metrics, Registry>();
 
-/** The exposition text and its content type. */
-export async function scrape(app: App, metrics: Metrics): Promise<{ text: string; contentType: string }> {
+/** This process's registry (made on first use): its metrics read from `metrics` when collected. */
+export function registryOf(app: App, metrics: Metrics): Registry {
   let registry = registries.get(metrics);
   if (!registry) registries.set(metrics, (registry = createRegistry(app, metrics)));
+  return registry;
+}
+
+/** The exposition text of this process's numbers, and its content type. */
+export async function scrape(app: App, metrics: Metrics): Promise<Scraped> {
+  const registry = registryOf(app, metrics);
   return { text: await registry.metrics(), contentType: registry.contentType };
 }

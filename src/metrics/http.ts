@@ -1,19 +1,47 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
 import type { App } from "../app.ts";
-import type { Metrics } from "./counters.ts";
+import type { ResolvedConfig } from "../config/index.ts";
+import { constantTimeEqual, sha256 } from "../crypto/tokens.ts";
+import { AuthError } from "../errors.ts";
+import { sendError } from "../../rest-bridge/errors.ts";
+import { requestIdOf } from "../../rest-bridge/request-id.ts";
+import type { Metrics, Scraped } from "./counters.ts";
 
 /**
  * GET {metrics.path} (default /metrics): on the service's own port, or alone on `metrics.port`
  * (keep it off the public port: the numbers describe traffic and users' outcomes). prom-client
- * is imported on the first scrape (exposition.ts).
+ * is imported on the first scrape (exposition.ts). With `metrics.token`, either port asks for it.
  */
 
-export async function sendMetrics(app: App, metrics: Metrics, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const { scrape } = await import("./exposition.ts");
-  const { text, contentType } = await scrape(app, metrics);
+type MetricsConfig = ResolvedConfig["metrics"];
+
+/**
+ * `metrics.token` as an RFC 6750 §2.1 Bearer credential. The digests are compared, so the time
+ * taken tells neither the token's bytes nor its length.
+ */
+function authorized(token: string | undefined, req: IncomingMessage): boolean {
+  if (token === undefined) return true;
+  const m = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? "");
+  return constantTimeEqual(sha256(m?.[1] ?? ""), sha256(token));
+}
+
+/** The scrape; 401 UNAUTHORIZED (with the Bearer challenge) when `metrics.token` is set and not presented. */
+async function sendScrape(scrape: () => Promise<Scraped>, token: string | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (!authorized(token, req)) throw new AuthError("UNAUTHORIZED", { headers: { "www-authenticate": 'Bearer realm="metrics"' } });
+  const { text, contentType } = await scrape();
   res.writeHead(200, { "content-type": contentType, "content-length": Buffer.byteLength(text), "cache-control": "no-store" });
   res.end(req.method === "HEAD" ? undefined : text);
+}
+
+/** This process's numbers, or in a worker of `serve --workers` the whole service's (cluster.ts). */
+export function scrapeOf(app: App, metrics: Metrics): () => Promise<Scraped> {
+  return metrics.whole ?? (async () => (await import("./exposition.ts")).scrape(app, metrics));
+}
+
+export function sendMetrics(app: App, metrics: Metrics, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return sendScrape(scrapeOf(app, metrics), app.config.metrics.token, req, res);
 }
 
 /** Whether the service's own port answers `path` with the metrics (enabled, and no port of their own). */
@@ -27,14 +55,18 @@ export interface MetricsListener {
   close(): Promise<void>;
 }
 
-/** The listener of `metrics.port` (on `metrics.host`, else the service's host): the metrics path only, 404 elsewhere. */
-export async function startMetricsListener(app: App, metrics: Metrics, port: number): Promise<MetricsListener> {
-  const { path, host } = app.config.metrics;
+/**
+ * The listener of `metrics.port` (on `metrics.host`, else `host`): the metrics path only, 404
+ * elsewhere. `serve --workers` runs it in the primary, with the workers' sum as `scrape`.
+ */
+export async function startMetricsListener(settings: MetricsConfig & { port: number }, host: string, scrape: () => Promise<Scraped>, logger: Logger): Promise<MetricsListener> {
+  const { path, token, port } = settings;
   const server: Server = createServer((req, res) => {
     const target = (req.url ?? "/").split("?")[0];
     if (target === path && (req.method === "GET" || req.method === "HEAD")) {
-      sendMetrics(app, metrics, req, res).catch((err: unknown) => {
-        app.logger.error({ err }, "metrics scrape failed");
+      sendScrape(scrape, token, req, res).catch((err: unknown) => {
+        if (err instanceof AuthError) return sendError(res, err, requestIdOf(req.headers["x-request-id"]));
+        logger.error({ err }, "metrics scrape failed");
         if (!res.headersSent) res.writeHead(500).end();
         else res.destroy();
       });
@@ -42,10 +74,9 @@ export async function startMetricsListener(app: App, metrics: Metrics, port: num
     }
     res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found\n");
   });
-  const bindHost = host ?? app.config.host;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, bindHost, () => resolve());
+    server.listen(port, settings.host ?? host, () => resolve());
   });
   const addr = server.address() as AddressInfo;
   return {

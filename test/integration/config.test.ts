@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPortcullis, type PortcullisConfig } from "../../src/index.ts";
 import { get, post, uniqueEmail } from "../harness/http.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
+import { freePort } from "../process/harness.ts";
 
 /** Config validation (createPortcullis rejects bad configs, naming the key) and basePath. */
 
@@ -70,6 +71,19 @@ describe("NODE_ENV=production", () => {
     const err = await rejection({});
     expect(err.message).toContain("AUTH_SECRET");
     expect(err.message).toMatch(/\bsecret\b/);
+  });
+
+  it("metrics on the public port need metrics.port, metrics.token or metrics.public: true", async () => {
+    process.env.NODE_ENV = "production";
+    const secret = "a-production-secret-of-enough-length-0123";
+    const err = await rejection({ secret, metrics: { enabled: true } });
+    expect(err.message).toMatch(/metrics\.enabled: would serve the metrics on the service's public port to anyone/);
+    expect(err).toMatchObject({ issues: [{ key: "metrics.enabled", fix: expect.stringMatching(/metrics\.port.*metrics\.token.*metrics\.public: true/) }] });
+    const port = await freePort();
+    for (const metrics of [{ port }, { token: "metrics-token-metrics-token-0123456789" }, { public: true }]) {
+      const server = await startTestServer({ secret, metrics: { enabled: true, ...metrics } });
+      await server.close();
+    }
   });
 
   it("with a secret it starts", async () => {

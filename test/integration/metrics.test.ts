@@ -149,4 +149,26 @@ describe(`GET /metrics (${testDialect})`, () => {
     await servers.splice(0)[0]!.close();
     await expect(fetch(`http://127.0.0.1:${port}/internal/metrics`)).rejects.toThrow();
   });
+
+  it("metrics.token: without the right Bearer 401 (with the challenge), on the service's port and on metrics.port", async () => {
+    const token = "metrics-token-metrics-token-0123456789";
+    const port = await freePort();
+    const onMain = await start({ metrics: { enabled: true, token } });
+    const onOwn = await start({ metrics: { enabled: true, token, port } });
+    for (const url of [`${onMain.url}/metrics`, `http://127.0.0.1:${port}/metrics`]) {
+      for (const authorization of [undefined, "Bearer wrong-token", `Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, `Basic ${token}`, token]) {
+        const res = await fetch(url, { headers: authorization === undefined ? {} : { authorization } });
+        expect(res.status, `${url} ${authorization}`).toBe(401);
+        expect(res.headers.get("www-authenticate")).toBe('Bearer realm="metrics"');
+        expect(await res.json()).toMatchObject({ code: "UNAUTHORIZED" });
+        expect((await fetch(url, { method: "HEAD", headers: authorization === undefined ? {} : { authorization } })).status).toBe(401);
+      }
+      const ok = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain("portcullis_http_requests_total");
+    }
+    // The refusals are counted like any answer.
+    const m = parse(await (await fetch(`${onMain.url}/metrics`, { headers: { authorization: `bearer ${token}` } })).text());
+    expect(value(m, "portcullis_http_requests_total", { route: "metrics", status: "401" })).toBe(12);
+  });
 });

@@ -1,4 +1,5 @@
-import { randomInt } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
+import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { applyEnv, resolveConfig } from "../../src/config/index.ts";
 import type { PortcullisConfig } from "../../src/index.ts";
@@ -57,6 +58,57 @@ describe(`rate limits in Redis (${testDialect})`, () => {
     for (let i = 0; i < 3; i++) expect((await signIn(s, ip)).status).toBe(401);
     expect((await signIn(s, ip)).status).toBe(429);
     expect(log.lines().some((l) => l.msg === "rate limit store failed: counting in memory on this instance")).toBe(true);
+  });
+});
+
+describe(`Redis keys (${testDialect})`, () => {
+  /** Every key of this Redis matching `pattern` (a test Redis: KEYS is fine). */
+  async function keys(pattern: string): Promise<string[]> {
+    const redis = new Redis(REDIS_URL, { lazyConnect: true });
+    try {
+      await redis.connect();
+      return await redis.keys(pattern);
+    } finally {
+      redis.disconnect();
+    }
+  }
+
+  /**
+   * Until its Redis connection is up, an instance counts in memory (the store has no offline
+   * queue): sign in from throwaway addresses until one's key is in Redis.
+   */
+  async function connected(s: TestServer): Promise<void> {
+    for (let i = 0; i < 40; i++) {
+      const ip = randomIp();
+      await signIn(s, ip);
+      if ((await keys(`*${ip}|*`)).length > 0) return;
+      await new Promise((w) => setTimeout(w, 50));
+    }
+    throw new Error("the instance never wrote to Redis");
+  }
+
+  it("carry the prefix portcullis: by default, so a shared Redis keeps them apart from other apps' keys", async () => {
+    const s = await start(REDIS);
+    await connected(s);
+    const ip = randomIp();
+    expect((await signIn(s, ip)).status).toBe(401);
+    const found = await keys(`*${ip}|*`);
+    expect(found).toEqual([`portcullis:/sign-in/*:${ip}|/sign-in/email`]);
+  });
+
+  it("rateLimit.redisKeyPrefix replaces it, for the per-IP and the per-address counters alike", async () => {
+    const prefix = `pc-test-${randomBytes(6).toString("hex")}:`;
+    const s = await start({ ...REDIS, rateLimit: { enabled: true, storage: "redis", redisUrl: REDIS_URL, redisKeyPrefix: prefix } });
+    await connected(s);
+    const ip = randomIp();
+    expect((await signIn(s, ip)).status).toBe(401);
+    const reset = await post(`${s.auth}/request-password-reset`, { email: uniqueEmail("prefix") }, { headers: { "x-forwarded-for": ip } });
+    expect(reset.status, reset.text).toBe(200);
+    await s.portcullis.app.mailer.settle(); // the per-address count is taken in the deferred mail job
+    expect(await keys(`*${ip}|*`)).toEqual(expect.arrayContaining([`${prefix}/sign-in/*:${ip}|/sign-in/email`, `${prefix}/request-password-reset:${ip}|/request-password-reset`]));
+    const all = await keys(`${prefix}*`);
+    expect(all.filter((k) => k.startsWith(`${prefix}address:password-reset:`))).toHaveLength(1);
+    expect(all.filter((k) => !k.startsWith(`${prefix}/sign-in/*:`))).toHaveLength(2); // besides connected()'s sign-ins
   });
 });
 

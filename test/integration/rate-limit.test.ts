@@ -98,14 +98,13 @@ describe("default rules", () => {
 
   it("other paths get the default 100 requests per 10 s, counted per path", async () => {
     const ip = nextIp();
-    const replies = await Promise.all(Array.from({ length: 100 }, () => get(`${server.auth}/ok`, { headers: from(ip) })));
+    const replies = await Promise.all(Array.from({ length: 100 }, () => get(`${server.auth}/get-session`, { headers: from(ip) })));
     expect(replies.every((r) => r.status === 200)).toBe(true);
-    const over = await get(`${server.auth}/ok`, { headers: from(ip) });
+    const over = await get(`${server.auth}/get-session`, { headers: from(ip) });
     expectRateLimited(over, 10);
     // another path has its own counter
-    const session = await get(`${server.auth}/get-session`, { headers: from(ip) });
-    expect(session.status).toBe(200);
-    expect(session.body).toBeNull();
+    const sessions = await get(`${server.auth}/list-sessions`, { headers: from(ip) });
+    expect(sessions.status).toBe(401);
   });
 
   it("tRPC calls of a procedure share the limit of its REST path", async () => {
@@ -168,8 +167,8 @@ describe("operator rules", () => {
 
   it("a custom default window and max apply to paths without a rule", async () => {
     const s = await start({ rateLimit: { enabled: true, window: 10, max: 3 } });
-    for (let i = 0; i < 3; i++) expect((await get(`${s.auth}/ok`)).status).toBe(200);
-    expectRateLimited(await get(`${s.auth}/ok`), 10);
+    for (let i = 0; i < 3; i++) expect((await get(`${s.auth}/get-session`)).status).toBe(200);
+    expectRateLimited(await get(`${s.auth}/get-session`), 10);
   });
 
   it("enabled: false disables every limit", async () => {
@@ -183,5 +182,37 @@ describe("operator rules", () => {
       Array.from({ length: 5 }, () => request("POST", `${s.url}/api/trpc/signIn.email`, { json: { email: uniqueEmail("off"), password: PASSWORD } })),
     );
     expect(trpcCalls.every((r) => r.status === 401)).toBe(true);
+  });
+});
+
+describe("health checks and metrics", () => {
+  it("are never limited: 150 probes each of /ok, /ready (GET, HEAD, tRPC) and /metrics from one address all answer, and are counted", async () => {
+    const s = await start({ rateLimit: { enabled: true }, trustProxy: true, metrics: { enabled: true } });
+    const headers = from(nextIp());
+    const probes: [string, string, string][] = [
+      ["GET /ok", "GET", `${s.auth}/ok`],
+      ["HEAD /ok", "HEAD", `${s.auth}/ok`],
+      ["GET /ready", "GET", `${s.auth}/ready`],
+      ["HEAD /ready", "HEAD", `${s.auth}/ready`],
+      ["tRPC ok", "GET", `${s.url}/api/trpc/ok`],
+      ["tRPC ready", "GET", `${s.url}/api/trpc/ready`],
+      ["GET /metrics", "GET", `${s.url}/metrics`],
+    ];
+    const refused = new Map<string, number>();
+    for (let i = 0; i < 150; i++) {
+      for (const [name, method, url] of probes) {
+        const res = await request(method, url, { headers });
+        if (res.status !== 200) refused.set(`${name} ${res.status}`, (refused.get(`${name} ${res.status}`) ?? 0) + 1);
+      }
+    }
+    expect(Object.fromEntries(refused)).toEqual({});
+    const text = (await request("GET", `${s.url}/metrics`, { headers })).text;
+    expect(text).toContain('portcullis_http_requests_total{route="/ok",status="200"} 300');
+    expect(text).toContain('portcullis_http_requests_total{route="/ready",status="200"} 300');
+    // Every other path keeps its limit (the default 100 per 10 s), from the same address.
+    const sessions: number[] = [];
+    for (let i = 0; i < 101; i++) sessions.push((await request("GET", `${s.auth}/get-session`, { headers })).status);
+    expect(sessions.filter((st) => st === 200)).toHaveLength(100);
+    expect(sessions.at(-1)).toBe(429);
   });
 });

@@ -114,6 +114,33 @@ describe("config errors", { timeout: 120_000 }, () => {
     expect(lines).toEqual([expect.stringMatching(/config key secret is not set, and NODE_ENV=production needs it.*Fix: set AUTH_SECRET \(or secret in a config file\) to/)]);
   });
 
+  it("NODE_ENV=production without a secret, with a config file: names AUTH_SECRET first, then the key in that file", async () => {
+    const dir = files({ "portcullis.config.mjs": "export default { logLevel: \"info\" };\n" });
+    const file = join(dir, "portcullis.config.mjs");
+    const lines = await failsWith(runCli(["serve", "--config", file], { NODE_ENV: "production", DATABASE_URL: `sqlite:${join(dir, "db.sqlite")}`, PORT: String(await freePort()) }));
+    expect(lines).toEqual([expect.stringMatching(new RegExp(`config key secret is not set, and NODE_ENV=production needs it.*Fix: set AUTH_SECRET \\(or secret in ${file}\\) to a random string`))]);
+  });
+
+  it("NODE_ENV=production with metrics on the public port and neither a token nor public: true: one line naming the three ways out", async () => {
+    const dir = files({ "portcullis.config.mjs": "export default { metrics: { enabled: true } };\n" });
+    const file = join(dir, "portcullis.config.mjs");
+    const env = { NODE_ENV: "production", AUTH_SECRET: CLI_SECRET, DATABASE_URL: `sqlite:${join(dir, "db.sqlite")}`, PORT: String(await freePort()) };
+    const lines = await failsWith(runCli(["serve", "--config", file], env));
+    expect(lines).toEqual([
+      expect.stringMatching(new RegExp(`config key metrics\\.enabled \\(in ${file}\\): would serve the metrics on the service's public port to anyone.*Fix: set metrics\\.port .*, metrics\\.token \\(or METRICS_TOKEN.*\\) or metrics\\.public: true .* in ${file}\\.$`)),
+    ]);
+    // A token (here from METRICS_TOKEN) is enough: the service starts, and the metrics ask for it.
+    const token = "metrics-token-metrics-token-0123456789";
+    const port = await freePort();
+    const r = runCli(["serve", "--config", file], { ...env, PORT: String(port), METRICS_TOKEN: token });
+    await waitForStatus(r, `http://127.0.0.1:${port}/api/auth/ready`);
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(401);
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    r.child.kill("SIGTERM");
+    expect(await finish(r), r.stderr()).toEqual({ code: 0, signal: null });
+    expect(r.stdout() + r.stderr()).not.toContain(token);
+  });
+
   it("a syntax error in the config file names the file and the line (JavaScript and TypeScript)", async () => {
     const dir = files({
       "bad.mjs": `export default {\n  basePath: "/x"\n  logLevel: "info",\n};\n`,
@@ -183,7 +210,10 @@ describe("database and port errors", { timeout: 120_000 }, () => {
       const fresh = await failsWith(runCli(["serve"], env));
       expect(fresh).toEqual([expect.stringMatching(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port} \\(port, from PORT="${port}"\\): another process already uses this port\\. Fix: .*set PORT to a free port`))]);
       expect(await finish(runCli(["migrate"], env))).toEqual({ code: 0, signal: null });
-      expect(await failsWith(runCli(["serve"], env))).toEqual(fresh);
+      const migrated = runCli(["serve"], env);
+      expect(await failsWith(migrated)).toEqual(fresh);
+      // The start-up's own info lines (how mail leaves) are not printed ahead of the fatal line.
+      expect(migrated.stdout()).toBe("");
     } finally {
       await new Promise((r) => holder.close(r));
     }

@@ -39,8 +39,8 @@ describe(`password hashes on the CLI's thread pool (${testDialect})`, () => {
   const started: ServerProcess[] = [];
   beforeAll(async () => {
     db = await createTestDatabase();
-    config = configFile({ rateLimit: { enabled: false }, logLevel: "warn", metrics: { enabled: true } });
-    infoConfig = configFile({ rateLimit: { enabled: false }, logLevel: "info", metrics: { enabled: true } });
+    config = configFile({ rateLimit: { enabled: false }, logLevel: "warn", metrics: { enabled: true, public: true } });
+    infoConfig = configFile({ rateLimit: { enabled: false }, logLevel: "info", metrics: { enabled: true, public: true } });
   });
   afterAll(async () => {
     await Promise.all(started.map((s) => s.stop()));

@@ -13,15 +13,23 @@ const pending = new WeakMap<App, boolean>();
 /**
  * At start: an import happened (its ledger holds accounts) and some credential still has a hash
  * other than argon2id. Two indexed look-ups; the scan stops at the first such hash. An import run
- * while this instance runs is seen at its next start, or at the first imported sign-in.
+ * while this instance runs is seen at its next start, or at the first imported sign-in. A probe
+ * that fails does not stop the start: it is logged, and legacy hashes are assumed (failed
+ * sign-ins then pay for a scrypt verify, the safe side of docs/security.md's timing rule).
  */
 export async function detectLegacyHashes(app: App): Promise<void> {
-  const em = app.orm.em.fork();
-  const imported = await em.findOne(BetterAuthImport, { sourceTable: "account" }, { fields: ["sourceId"], disableIdentityMap: true });
-  const legacy =
-    imported !== null &&
-    (await em.findOne(Account, { providerId: "credential", password: { $not: { $like: "$argon2id$%" } } }, { fields: ["id"], disableIdentityMap: true })) !== null;
-  pending.set(app, legacy);
+  try {
+    const em = app.orm.em.fork();
+    const imported = await em.findOne(BetterAuthImport, { sourceTable: "account" }, { fields: ["sourceId"], disableIdentityMap: true });
+    // MikroORM takes $not over a whole condition, never on a property.
+    const legacy =
+      imported !== null &&
+      (await em.findOne(Account, { providerId: "credential", $not: { password: { $like: "$argon2id$%" } } }, { fields: ["id"], disableIdentityMap: true })) !== null;
+    pending.set(app, legacy);
+  } catch (err) {
+    app.logger.warn({ err }, "could not tell whether imported better-auth password hashes remain: failed sign-ins are timed as if they do");
+    pending.set(app, true);
+  }
 }
 
 /**

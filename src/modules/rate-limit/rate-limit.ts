@@ -41,6 +41,13 @@ interface Rule {
   fallback: RateLimiterMemory | null;
 }
 
+/**
+ * Health checks are never limited, whatever the rules say: a load balancer probes from one
+ * address, and a 429 would take a busy instance out of rotation (docs/operations.md, Health
+ * checks). They are still counted in the metrics. (GET /metrics never reaches the limiter.)
+ */
+const NEVER_LIMITED = new Set(["/ok", "/ready"]);
+
 function matches(pattern: string, path: string): boolean {
   return pattern.endsWith("/*") ? path.startsWith(pattern.slice(0, -1)) : pattern === path;
 }
@@ -95,7 +102,7 @@ export function storageOf(config: ResolvedConfig["rateLimit"], target: DatabaseT
 export function sharedStore(config: ResolvedConfig["rateLimit"], deps: RateLimiterDeps): Store | null {
   const storage = storageOf(config, deps.target, deps.clustered);
   if (storage === "database") return databaseStore(deps.target, deps.logger);
-  if (storage === "redis") return redisStore(config.redisUrl!, deps.logger);
+  if (storage === "redis") return redisStore(config.redisUrl!, config.redisKeyPrefix, deps.logger);
   return null;
 }
 
@@ -109,12 +116,13 @@ export interface Store {
 /**
  * Redis (rate-limiter-flexible's atomic INCR + PEXPIRE script). No offline queue and one retry
  * per command: while Redis is away a call fails at once and the caller counts in memory,
- * instead of queueing requests behind a reconnect.
+ * instead of queueing requests behind a reconnect. ioredis puts `keyPrefix` (`rateLimit.redisKeyPrefix`)
+ * before every key it sends, the script's KEYS included.
  */
-export function redisStore(url: string, logger: Logger): Store {
+export function redisStore(url: string, keyPrefix: string, logger: Logger): Store {
   const { Redis } = loadPackage("ioredis") as { Redis: typeof RedisType };
   const RateLimiterRedis = loadLimiter("RateLimiterRedis");
-  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: STORE_TIMEOUT_MS });
+  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: STORE_TIMEOUT_MS, keyPrefix });
   let lastReport = 0;
   client.on("error", (err) => {
     // ioredis reports every reconnect attempt: one line per 10 s is enough.
@@ -221,6 +229,7 @@ export function createRateLimiter(config: ResolvedConfig["rateLimit"], deps: Rat
   return {
     storage,
     async consume(ip, path) {
+      if (NEVER_LIMITED.has(path)) return { allowed: true };
       const rule = rules.find((r) => matches(r.pattern, path)) ?? defaultRule;
       if (rule.store === null) return { allowed: true };
       const key = limitKey(keyPrefix(rule.pattern), ip, path);
