@@ -15,7 +15,7 @@ export const consoleOutDir = join(root, "dist", "console");
 /** Written last: rest-bridge/console.ts serves the folder only when it is there (a finished build). */
 const stamp = join(consoleOutDir, ".build-stamp");
 /** Besides console/: what the bundle is made of or how. */
-const alsoInputs = ["src/client/index.ts", "scripts/build-console.mjs", "package.json"];
+const alsoInputs = ["src/client/index.ts", "src/core/audit-actions.ts", "scripts/build-console.mjs", "package.json"];
 
 function newestInputMs() {
   let newest = 0;
