@@ -1,6 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authErrorCode, createPortcullisClient } from "portcullis/client";
+import { AUDIT_ACTIONS } from "../../src/core/audit-actions.ts";
 import { hasChromium, launchChromium } from "../harness/browser.ts";
 import { testDialect } from "../harness/database.ts";
 import type { TestServer } from "../harness/server.ts";
@@ -135,6 +136,9 @@ describe.skipIf(!hasChromium() && !process.env.CI)(`admin console in Chromium ($
   it("shows the audit entries: the ban with its reason, the impersonation, filtered by user and action", async () => {
     await page.getByRole("link", { name: "Audit log" }).click();
     await page.getByRole("heading", { name: "Audit log", level: 1 }).waitFor();
+    // The action filter offers exactly the service's closed list, in its order.
+    const offered = await Promise.all((await page.getByLabel("Action").locator("option").all()).map((option) => option.getAttribute("value")));
+    expect(offered).toEqual(["", ...AUDIT_ACTIONS]);
     await page.getByLabel("User id (actor, impersonator or target)").fill(needle.id);
     await page.getByRole("button", { name: "Apply" }).click();
     await expect.poll(() => page.locator(".count").textContent()).toBe("1 event matches");

@@ -1,4 +1,6 @@
 import { useEffect, useState, type FormEvent } from "react";
+// The service's own closed list (a leaf, bundled as is), so the filter cannot drift from what is recorded.
+import { AUDIT_ACTIONS } from "../../../src/core/audit-actions.ts";
 import { api, type AuditQuery } from "../api.ts";
 import { navigate, queryString, useLocation } from "../route.ts";
 import { matches } from "../ui/format.ts";
@@ -7,24 +9,6 @@ import { PageTitle } from "../ui/PageTitle.tsx";
 import { Pager } from "../ui/Pager.tsx";
 import { ProblemBox } from "../ui/ProblemBox.tsx";
 import { AuditTable } from "./AuditTable.tsx";
-
-/** The actions the service records (src/modules/admin and the account self-service it audits). */
-const ACTIONS = [
-  "create-admin",
-  "create-user",
-  "update-user",
-  "set-role",
-  "set-user-password",
-  "reset-two-factor",
-  "ban-user",
-  "unban-user",
-  "impersonate-user",
-  "stop-impersonating",
-  "revoke-user-session",
-  "revoke-user-sessions",
-  "remove-user",
-  "delete-user",
-];
 
 const FILTERS = ["action", "actorId", "targetId", "userId"] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
@@ -75,7 +59,7 @@ function AuditFilters({ value, valueKey, onApply }: { value: Filters; valueKey: 
         <label htmlFor="audit-action">Action</label>
         <select id="audit-action" value={draft.action} onChange={set("action")}>
           <option value="">Any action</option>
-          {ACTIONS.map((a) => (
+          {AUDIT_ACTIONS.map((a) => (
             <option key={a} value={a}>
               {a}
             </option>

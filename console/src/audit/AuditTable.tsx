@@ -1,4 +1,5 @@
 import type { AuditEvent } from "../api.ts";
+import { DataTable, type Column } from "../ui/DataTable.tsx";
 import { formatDate } from "../ui/format.ts";
 import { Link } from "../ui/Link.tsx";
 
@@ -11,6 +12,16 @@ function userLink(id: string | null) {
   );
 }
 
+function target(e: AuditEvent) {
+  if (e.targetType === "user") return userLink(e.targetId);
+  if (!e.targetId) return "—";
+  return (
+    <>
+      session <code>{e.targetId.slice(0, 8)}…</code>
+    </>
+  );
+}
+
 function details(e: AuditEvent): string {
   if (!e.metadata) return "";
   return Object.entries(e.metadata)
@@ -18,38 +29,17 @@ function details(e: AuditEvent): string {
     .join("; ");
 }
 
+const COLUMNS: Column<AuditEvent>[] = [
+  { header: "When", cell: (e) => formatDate(e.createdAt) },
+  { header: "Action", rowHeader: true, cell: (e) => e.action },
+  { header: "Actor", cell: (e) => (e.actorId ? userLink(e.actorId) : "CLI (operator)") },
+  { header: "Impersonator", cell: (e) => userLink(e.impersonatorId) },
+  { header: "Target", cell: target },
+  { header: "Details", className: "details", cell: details },
+  { header: "Address", cell: (e) => e.ip ?? "—" },
+];
+
 /** Audit events, newest first: who (and behind whom), what, on which target, from where. */
 export function AuditTable({ events, caption }: { events: AuditEvent[]; caption: string }) {
-  if (events.length === 0) return <p>No audit events match.</p>;
-  return (
-    <table className="audit">
-      <caption>{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Action</th>
-          <th scope="col">Actor</th>
-          <th scope="col">Impersonator</th>
-          <th scope="col">Target</th>
-          <th scope="col">Details</th>
-          <th scope="col">Address</th>
-        </tr>
-      </thead>
-      <tbody>
-        {events.map((e) => (
-          <tr key={e.id}>
-            <td>{formatDate(e.createdAt)}</td>
-            <th scope="row">{e.action}</th>
-            <td>{e.actorId ? userLink(e.actorId) : "CLI (operator)"}</td>
-            <td>{userLink(e.impersonatorId)}</td>
-            <td>
-              {e.targetType === "user" ? userLink(e.targetId) : e.targetId ? <>session <code>{e.targetId.slice(0, 8)}…</code></> : "—"}
-            </td>
-            <td className="details">{details(e)}</td>
-            <td>{e.ip ?? "—"}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  return <DataTable className="audit" caption={caption} columns={COLUMNS} rows={events} rowKey={(e) => e.id} empty="No audit events match." />;
 }
