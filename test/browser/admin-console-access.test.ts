@@ -13,7 +13,7 @@ import { SECOND } from "../harness/clock.ts";
 import { testDialect } from "../harness/database.ts";
 import { post, request } from "../harness/http.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
-import { bootstrapAdmin, PASSWORD, signUp, type SignedInUser } from "../integration/admin-helpers.ts";
+import { bootstrapAdmin, PASSWORD, signUp, type SignedInUser } from "../harness/admin-helpers.ts";
 import { clientAsPage, ensureConsole, openConsole, screenshots, seedUsers, signInConsole, startConsoleServer } from "./admin-console-helpers.ts";
 
 /**

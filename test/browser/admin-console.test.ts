@@ -5,7 +5,7 @@ import { AUDIT_ACTIONS } from "../../src/core/audit-actions.ts";
 import { hasChromium, launchChromium } from "../harness/browser.ts";
 import { testDialect } from "../harness/database.ts";
 import type { TestServer } from "../harness/server.ts";
-import { bootstrapAdmin, PASSWORD, signUp, type SignedInUser } from "../integration/admin-helpers.ts";
+import { bootstrapAdmin, PASSWORD, signUp, type SignedInUser } from "../harness/admin-helpers.ts";
 import { clientAsPage, ensureConsole, openConsole, screenshots, seedUsers, signInConsole, startConsoleServer } from "./admin-console-helpers.ts";
 
 /**

@@ -13,7 +13,7 @@ import { createAuthorizationURL, refreshAccessToken, validateAuthorizationCode, 
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import type { TestOidcProvider } from "../harness/oidc.ts";
 
-/** Portcullis' `oidc` provider asks for these (test/integration/oauth-helpers.ts oidcProviders). */
+/** Portcullis' `oidc` provider asks for these (test/harness/oauth-helpers.ts oidcProviders). */
 const SCOPES = ["openid", "email", "profile"];
 
 function oidcProvider(oidc: TestOidcProvider): OAuthProvider {

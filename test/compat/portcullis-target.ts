@@ -6,7 +6,7 @@
  */
 import { createPortcullis } from "../../src/index.ts";
 import { createAdmin } from "../../src/modules/admin/bootstrap.service.ts";
-import { oidcProviders } from "../integration/oauth-helpers.ts";
+import { oidcProviders } from "../harness/oauth-helpers.ts";
 import { createTestDatabase } from "../harness/database.ts";
 import type { TestOidcProvider } from "../harness/oidc.ts";
 import { startSmtpSink, type ReceivedMail } from "../harness/smtp.ts";

@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, testDialect, type TestDatabase } from "../harness/database.ts";
-import { buildBetterAuthSource, type BetterAuthSource } from "../integration/import-helpers.ts";
+import { buildBetterAuthSource, type BetterAuthSource } from "../harness/import-helpers.ts";
 import { CLI_SECRET, finish, killChildren, runCli, STACK_LINE, tempDir } from "./cli-run.ts";
 import { join } from "node:path";
 

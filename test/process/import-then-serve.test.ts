@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, testDialect, type TestDatabase } from "../harness/database.ts";
-import { buildBetterAuthSource, type BetterAuthSource } from "../integration/import-helpers.ts";
+import { buildBetterAuthSource, type BetterAuthSource } from "../harness/import-helpers.ts";
 import { freePort } from "./harness.ts";
 import { CLI_SECRET, finish, killChildren, logLines, runCli, waitForStatus } from "./cli-run.ts";
 

@@ -10,7 +10,7 @@ import { cookieFrom, request, type Reply, type RequestOptions } from "../harness
 import { startOidcProvider, type TestOidcProvider } from "../harness/oidc.ts";
 import { linkFrom, startSmtpSink, type ReceivedMail, type SmtpSink } from "../harness/smtp.ts";
 import { SoftAuthenticator } from "../harness/webauthn.ts";
-import { Browser, oidcProviders } from "../integration/oauth-helpers.ts";
+import { Browser, oidcProviders } from "../harness/oauth-helpers.ts";
 import { configFile, killAll, SECRET, startServerProcess, type ServerProcess } from "./harness.ts";
 
 /**

@@ -15,7 +15,7 @@ import { configFile, getJson, killAll, postJson, startServerProcess, type Server
  *
  * PostgreSQL only: on SQLite a statement is an in-process call of ~10 µs, not a round trip, and
  * the same code path (session-store insertSessionUnlessBanned) runs there on the ORM's writer
- * connection; test/integration/races.test.ts covers its outcomes on both dialects.
+ * connection; test/integration/platform/races.test.ts covers its outcomes on both dialects.
  */
 
 const PASSWORD = "statements-pw-1";

@@ -1,0 +1,75 @@
+/**
+ * docs/ lives in the project: its generated parts match the sources (config keys, error codes),
+ * every config key is described, and every link in README.md and docs/ resolves inside the
+ * repository (nothing points outside it).
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { staleDocs } from "../../../scripts/docs.ts";
+import { configKeys } from "../../../scripts/docs/config-doc.ts";
+import { resolveConfig } from "../../../src/config/index.ts";
+import { ERRORS } from "../../../src/errors.ts";
+import { openApiDocument } from "../../../src/openapi/index.ts";
+
+const root = resolve(import.meta.dirname, "..", "..", "..");
+const markdown = ["README.md", ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+
+/** Markdown links `[text](target)` and reference-style `[x]: target`, outside code blocks. */
+function linksOf(text: string): string[] {
+  const prose = text.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
+  return [...prose.matchAll(/\]\(([^)\s]+)\)/g), ...prose.matchAll(/^\[[^\]]+\]:\s*(\S+)/gm)].map((m) => m[1]!);
+}
+
+describe("docs", () => {
+  it("the generated tables match the sources (run `npm run docs` when this fails)", () => {
+    expect(staleDocs()).toEqual([]);
+  });
+
+  it("describes every config key, including each provider type's", () => {
+    const { keys, providers } = configKeys();
+    const all = [...keys, ...Object.values(providers).flat()];
+    expect(all.length).toBeGreaterThan(60);
+    expect(all.filter((k) => !k.description).map((k) => k.key)).toEqual([]);
+  });
+
+  it("lists every error code with its status", () => {
+    const doc = readFileSync(join(root, "docs/errors.md"), "utf8");
+    for (const [code, [status]] of Object.entries(ERRORS)) {
+      expect(doc, code).toMatch(new RegExp(`\`${code}\`.*\\| ${status} \\|`));
+    }
+  });
+
+  it("links only to files of the project, and never to the team's shared folder", () => {
+    const broken: string[] = [];
+    for (const file of markdown) {
+      const text = readFileSync(join(root, file), "utf8");
+      if (/\.\.\/shared|CONTRACT\.md/.test(text)) broken.push(`${file}: mentions a file outside the project`);
+      for (const link of linksOf(text)) {
+        if (/^(https?:|mailto:)/.test(link)) {
+          // Examples and the running service only, never a page elsewhere that could move.
+          if (!/^https?:\/\/(127\.0\.0\.1|localhost)[:/]/.test(link)) broken.push(`${file}: external link ${link}`);
+          continue;
+        }
+        const path = link.split("#")[0]!;
+        if (!path) continue; // an anchor in the same file
+        const target = resolve(dirname(join(root, file)), decodeURIComponent(path));
+        if (relative(root, target).startsWith("..") || !existsSync(target)) broken.push(`${file}: ${link}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("the OpenAPI document's descriptions cite nothing outside the project", () => {
+    const text = JSON.stringify(openApiDocument(resolveConfig({})));
+    expect(text).not.toMatch(/CONTRACT\.md|\.\.\/shared/);
+  });
+
+  it("README starts with the two set-up commands and links to docs/", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const block = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    const commands = block.split("\n").filter(Boolean).map((l) => l.replace(/\s+#.*$/, "").trim());
+    expect(commands).toEqual(["npm install && npm start", "npm test"]);
+    expect(readme).toContain("docs/getting-started.md");
+  });
+});
