@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse as parseCookies } from "cookie";
 import type { App } from "../src/app.ts";
-import { answerGetSession, type GetSessionAnswer } from "../src/modules/session/get-session.ts";
+import { answerGetSession, type GetSessionAnswer } from "../src/core/session/get-session.ts";
 import { readSessionToken } from "../src/trpc/context.ts";
 import { sessionCookieHeader } from "./cookies.ts";
 import { checkRateLimit, type ClientIpOf } from "./guards.ts";

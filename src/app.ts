@@ -3,11 +3,11 @@ import type { Logger } from "pino";
 import type { Clock, ResolvedConfig } from "./config/index.ts";
 import type { SessionStore } from "./db/session-store/index.ts";
 import type { Mailer } from "./mail/mailer.ts";
-import type { SessionCache } from "./modules/session/session-cache.ts";
-import type { InvalidationChannel } from "./modules/session/invalidation.ts";
-import type { RateLimiter } from "./modules/rate-limit/rate-limit.ts";
-import type { AddressLimiter } from "./modules/rate-limit/address-limit.ts";
-import type { StepUpLimiter } from "./modules/rate-limit/step-up-limit.ts";
+import type { SessionCache } from "./core/session/cache.ts";
+import type { InvalidationChannel } from "./core/session/invalidation.ts";
+import type { RateLimiter } from "./rate-limit/rate-limit.ts";
+import type { AddressLimiter } from "./rate-limit/address-limit.ts";
+import type { StepUpLimiter } from "./rate-limit/step-up-limit.ts";
 import type { Metrics } from "./metrics/counters.ts";
 
 /** Everything one Portcullis instance owns; built by createPortcullis, no module singletons. */

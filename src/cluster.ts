@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import type { Logger } from "pino";
 import { onStopSignals } from "./cli/stop-signals.ts";
 import { ConfigError } from "./config/index.ts";
-import { relayInvalidations } from "./modules/session/invalidation.ts";
+import { relayInvalidations } from "./core/session/invalidation.ts";
 
 /**
  * `serve --workers N` (or PORTCULLIS_WORKERS): N processes of node:cluster sharing one port.

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import ts from "typescript";
 import { z } from "zod";
 import { configSchema } from "../../src/config/schema.ts";
-import { providerConfigSchema } from "../../src/oauth/providers/config.ts";
+import { providerConfigSchema } from "../../src/social-providers/config.ts";
 
 type Json = Record<string, any>;
 
@@ -134,7 +134,7 @@ const root = join(import.meta.dirname, "..", "..");
 /** Every key of the config, `providers` per provider type (`providers.<name>.*`). */
 export function configKeys(): { keys: ConfigKey[]; providers: Record<string, ConfigKey[]> } {
   const docs = jsdocByPath(join(root, "src/config/schema.ts"));
-  const providerDocs = jsdocByPath(join(root, "src/oauth/providers/config.ts"));
+  const providerDocs = jsdocByPath(join(root, "src/social-providers/config.ts"));
   const json = z.toJSONSchema(configSchema, { io: "input", unrepresentable: "any" }) as Json;
   const keys: ConfigKey[] = [];
   const describe = (key: string) =>

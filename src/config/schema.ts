@@ -1,7 +1,7 @@
 import proxyAddr from "proxy-addr";
 import { z } from "zod";
-import { roleGrantsSchema, withBuiltInRoles } from "../modules/admin/permissions.ts";
-import { httpConfigSchema, providersSchema } from "../oauth/providers/config.ts";
+import { roleGrantsSchema, withBuiltInRoles } from "../core/permissions.ts";
+import { httpConfigSchema, providersSchema } from "../social-providers/config.ts";
 import type { MailSendHook, MailTemplate } from "../mail/types.ts";
 
 export interface Clock {
@@ -193,7 +193,7 @@ export const configSchema = z
         redisKeyPrefix: z.string().max(64).default("portcullis:"),
         /**
          * Password-reset and verification mails per normalised address and purpose, whatever
-         * the client IP (src/modules/rate-limit/address-limit.ts); `false` turns it off.
+         * the client IP (src/rate-limit/address-limit.ts); `false` turns it off.
          */
         perAddress: rateLimitRule.default({ window: 15 * 60, max: 3 }),
       })

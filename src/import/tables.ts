@@ -3,7 +3,7 @@ import type { ResolvedConfig } from "../config/index.ts";
 import type { Aead } from "../crypto/aead.ts";
 import { isBetterAuthHash } from "../crypto/password.ts";
 import { sha256 } from "../crypto/tokens.ts";
-import { isValidUsername, parseEmail } from "../modules/email-password/email-password.rules.ts";
+import { isValidUsername, parseEmail } from "../core/identity.ts";
 import { sealTokens } from "../modules/oauth/tokens.ts";
 import { isSafeImageUrl } from "../security/image-url.ts";
 import { argon2Refusal, toBool, toDate, toText } from "./convert.ts";

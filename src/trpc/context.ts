@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/core";
 import { parse as parseCookies } from "cookie";
 import type { App } from "../app.ts";
 import { unsignBetterAuthToken } from "../crypto/better-auth-token.ts";
-import { resolveSession, type RequestInfo, type ResolvedSession } from "../modules/session/session.service.ts";
+import { resolveSession, type RequestInfo, type ResolvedSession } from "../core/session/sessions.ts";
 
 /** What a procedure asks the HTTP layer to do besides answering (both /api/auth and /api/trpc apply it). */
 export interface Effects {

@@ -2,7 +2,7 @@ import { DriverException } from "../db/mikro-orm.ts";
 import { initTRPC, TRPCError } from "@trpc/server";
 import { ZodError } from "zod";
 import { AuthError } from "../errors.ts";
-import { assertPermission, type Action, type Resource } from "../modules/admin/permissions.ts";
+import { assertPermission, type Action, type Resource } from "../core/permissions.ts";
 import type { Context } from "./context.ts";
 
 /**

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { EntityManager, FilterQuery } from "@mikro-orm/core";
 import type { Clock } from "../../config/index.ts";
 import { AuditEvent, type IAuditEvent } from "../../db/entities/index.ts";
-import type { RequestInfo, ResolvedSession } from "../session/session.service.ts";
+import type { RequestInfo, ResolvedSession } from "../../core/session/sessions.ts";
 import { isUuid } from "./sessions.service.ts";
 
 /** Who is acting, and from where: every audit record carries it. */

@@ -10,11 +10,11 @@ import {
   type RequestInfo,
   type ResolvedSession,
   bannedUser,
-} from "../session/session.service.ts";
+} from "../../core/session/sessions.ts";
 import { recordAudit, type Actor } from "./audit.service.ts";
-import { isAdminUser } from "./permissions.ts";
+import { isAdminUser } from "../../core/permissions.ts";
 import { getUser } from "./sessions.service.ts";
-import { userRow } from "../user/user.mapper.ts";
+import { userRow } from "../../core/session/user-row.ts";
 
 export interface ImpersonateInput {
   userId: string;

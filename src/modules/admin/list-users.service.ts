@@ -5,7 +5,7 @@ import type { SqlEntityManager } from "@mikro-orm/knex";
 import type { App } from "../../app.ts";
 import { User, type IUser } from "../../db/entities/index.ts";
 import { AuthError } from "../../errors.ts";
-import { publicUser } from "../session/session.serialize.ts";
+import { publicUser } from "../../core/session/view.ts";
 import { anyBool, anyDate, mapUser, USER_COLUMNS, type UserRow } from "../../db/session-store/index.ts";
 import { LIMIT_DEFAULT, type FilterOperator, type ListUsersQuery, type UserField } from "./admin.schema.ts";
 import { ANCHORS_FROM, anchorCacheOf, STRIDE } from "./list-users.anchors.ts";

@@ -4,9 +4,9 @@ import type { App } from "../../app.ts";
 import { Session, User, type ISession, type IUser } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
-import { publicSession } from "../session/session.serialize.ts";
-import { endImpersonationsBy, revokeAllSessions } from "../session/session.service.ts";
-import { listedToken, sessionRefOf } from "../session/session-handle.ts";
+import { publicSession } from "../../core/session/view.ts";
+import { endImpersonationsBy, revokeAllSessions } from "../../core/session/sessions.ts";
+import { listedToken, sessionRefOf } from "../../core/session/handles.ts";
 import { recordAudit, type Actor } from "./audit.service.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -6,13 +6,13 @@ import { Account, User, type IUser } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
-import { checkPasswordLength, parseEmail, parseUsername } from "../email-password/email-password.rules.ts";
+import { checkPasswordLength, parseEmail, parseUsername } from "../../core/identity.ts";
 import { CREDENTIAL_PROVIDER, credentialAccount } from "../email-password/email-password.service.ts";
-import { newUserRow } from "../user/user.mapper.ts";
+import { newUserRow } from "../../core/session/user-row.ts";
 import type { UpdateUserData } from "./admin.schema.ts";
 import { recordAudit, type Actor } from "./audit.service.ts";
-import { hasPermission } from "./permissions.ts";
-import { addressChanged, deleteUserAndEverything, passwordChanged } from "../user/user-access.service.ts";
+import { hasPermission } from "../../core/permissions.ts";
+import { addressChanged, deleteUserAndEverything, passwordChanged } from "../../core/holdings.ts";
 import { removeTwoFactor } from "../two-factor/enrollment.service.ts";
 import { endImpersonationsBy, endSessionsOf, getUser, isUuid } from "./sessions.service.ts";
 

@@ -1,10 +1,10 @@
 import type { Context } from "../../trpc/context.ts";
 import { publicProcedure, router } from "../../trpc/init.ts";
 import { assertSafeCallback } from "../../security/origins.ts";
-import { publicUser } from "../session/session.serialize.ts";
+import { publicUser } from "../../core/session/view.ts";
 import * as schema from "./email-password.schema.ts";
 import * as service from "./email-password.service.ts";
-import { handOverSecondStep, TRUST_COOKIE_NAME } from "../two-factor/sign-in-edge.ts";
+import { handOverSecondStep, TRUST_COOKIE_NAME } from "../../trpc/second-step.ts";
 
 /** The edge: cookie and `set-auth-token` for a freshly issued session. */
 export function handOverSession(ctx: Context, signedIn: { token: string | null; cookieMaxAgeSec: number | null }) {

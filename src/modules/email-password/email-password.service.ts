@@ -7,11 +7,11 @@ import type { UserRow } from "../../db/session-store/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
-import { bannedUser, isBanActive, issueSession, newSession, type RequestInfo } from "../session/session.service.ts";
+import { bannedUser, isBanActive, issueSession, newSession, type RequestInfo } from "../../core/session/sessions.ts";
 import { sendsVerificationOnSignUp, sendVerificationLater } from "../verification/email-verification.service.ts";
-import { checkPasswordLength, parseEmail, parseUsername } from "./email-password.rules.ts";
-import { hasSecondStep, secondStep, type SecondStep } from "../two-factor/gate.ts";
-import { newUserRow } from "../user/user.mapper.ts";
+import { checkPasswordLength, parseEmail, parseUsername } from "../../core/identity.ts";
+import { hasSecondStep, secondStep, type SecondStep } from "../../core/sign-in-gate.ts";
+import { newUserRow } from "../../core/session/user-row.ts";
 import { equalizeFailedCheck, upgradePasswordHash } from "./legacy-hashes.ts";
 
 export const CREDENTIAL_PROVIDER = "credential";

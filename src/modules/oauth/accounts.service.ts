@@ -4,7 +4,7 @@ import type { App } from "../../app.ts";
 import { Account, User, type IAccount } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
-import { splitScopes, type OAuthProvider } from "../../oauth/providers/index.ts";
+import { splitScopes, type OAuthProvider } from "../../social-providers/index.ts";
 import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
 import { rememberIssuedIdToken } from "./id-token-ledger.ts";
 import { providerFailure } from "./oauth.service.ts";

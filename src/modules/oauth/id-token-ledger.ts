@@ -5,7 +5,7 @@ import { sha256 } from "../../crypto/tokens.ts";
 import { Verification } from "../../db/entities/index.ts";
 import { UniqueConstraintViolationException } from "../../db/mikro-orm.ts";
 import { inTransaction } from "../../db/transaction.ts";
-import { CLOCK_TOLERANCE_SEC, unverifiedExpiry } from "../../oauth/providers/index.ts";
+import { CLOCK_TOLERANCE_SEC, unverifiedExpiry } from "../../social-providers/index.ts";
 
 /**
  * The ID tokens that may never sign in (or link) again (docs/security.md): each presented one

@@ -6,12 +6,12 @@ import { Account, User, type IAccount, type IUser } from "../../db/entities/inde
 import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
-import type { OAuthProvider, StandardUserInfo } from "../../oauth/providers/index.ts";
-import { bannedUser, isBanActive, issueSession, type RequestInfo } from "../session/session.service.ts";
-import { removeEverythingUserHolds } from "../user/user-access.service.ts";
-import { userRow } from "../user/user.mapper.ts";
+import type { OAuthProvider, StandardUserInfo } from "../../social-providers/index.ts";
+import { bannedUser, isBanActive, issueSession, type RequestInfo } from "../../core/session/sessions.ts";
+import { removeEverythingUserHolds } from "../../core/holdings.ts";
+import { userRow } from "../../core/session/user-row.ts";
 import { oauthRuntime } from "./runtime.ts";
-import { secondStep, type SecondStep } from "../two-factor/gate.ts";
+import { secondStep, type SecondStep } from "../../core/sign-in-gate.ts";
 import { openTokens, resealKept, sealTokens, type GrantedTokens } from "./tokens.ts";
 
 /** A provider's answer at the callback (or a verified ID token): who the user is there, and the tokens it issued. */

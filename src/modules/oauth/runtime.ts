@@ -3,7 +3,7 @@ import type { Aead } from "../../crypto/aead.ts";
 import { appAead } from "../../crypto/app-aead.ts";
 import { AuthError } from "../../errors.ts";
 import { createHttpClient } from "../../http/client.ts";
-import { createProviders, type OAuthProvider } from "../../oauth/providers/index.ts";
+import { createProviders, type OAuthProvider } from "../../social-providers/index.ts";
 
 /**
  * What OAuth needs per instance: the provider registry (with its HTTP client and JWKS caches)

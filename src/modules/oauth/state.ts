@@ -4,7 +4,7 @@ import type { App } from "../../app.ts";
 import { sign, verify } from "../../crypto/signing.ts";
 import { constantTimeEqual, sha256 } from "../../crypto/tokens.ts";
 import { Verification } from "../../db/entities/index.ts";
-import { consumeVerification, storeVerification } from "../verification/verification.service.ts";
+import { consumeVerification, storeVerification } from "../../core/single-use-tokens.ts";
 
 /**
  * The OAuth `state` (RFC 6749 §10.12, RFC 9700 §4.7): 256 random bits that go to the provider

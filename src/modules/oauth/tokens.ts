@@ -1,6 +1,6 @@
 import type { Aead } from "../../crypto/aead.ts";
 import type { IAccount } from "../../db/entities/index.ts";
-import type { TokenSet } from "../../oauth/providers/index.ts";
+import type { TokenSet } from "../../social-providers/index.ts";
 
 /**
  * Provider tokens at rest (CONTRACT.md §5): each sealed with AES-256-GCM, its associated data

@@ -2,7 +2,7 @@ import type { Context } from "../../trpc/context.ts";
 import { moduleProcedures, router } from "../../trpc/init.ts";
 import { AuthError } from "../../errors.ts";
 import { handOverSession } from "../email-password/email-password.router.ts";
-import { publicSession, publicUser } from "../session/session.serialize.ts";
+import { publicSession, publicUser } from "../../core/session/view.ts";
 import { isFresh } from "../user/delete-user.service.ts";
 import { CHALLENGE_COOKIE, CHALLENGE_TTL_SEC } from "./passkey.challenge.ts";
 import * as schema from "./passkey.schema.ts";

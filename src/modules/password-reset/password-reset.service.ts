@@ -9,9 +9,9 @@ import { actionLink } from "../../mail/links.ts";
 import type { MailRequest } from "../../mail/mailer.ts";
 import { resetPasswordEmail } from "../../mail/templates.ts";
 import { CREDENTIAL_PROVIDER, credentialAccount } from "../email-password/email-password.service.ts";
-import { checkPasswordLength, parseEmail } from "../email-password/email-password.rules.ts";
-import { passwordChanged, removeEverythingUserHolds } from "../user/user-access.service.ts";
-import { consumeToken, findLiveToken, issueToken, mailTokenLater } from "../verification/verification.service.ts";
+import { checkPasswordLength, parseEmail } from "../../core/identity.ts";
+import { passwordChanged, removeEverythingUserHolds } from "../../core/holdings.ts";
+import { consumeToken, findLiveToken, issueToken, mailTokenLater } from "../../core/single-use-tokens.ts";
 
 const PURPOSE = "password-reset";
 

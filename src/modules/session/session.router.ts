@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { sha256 } from "../../crypto/tokens.ts";
 import { authedProcedure, publicProcedure } from "../../trpc/init.ts";
-import { publicSession } from "./session.serialize.ts";
-import { answerGetSession } from "./get-session.ts";
-import { listedToken } from "./session-handle.ts";
-import * as service from "./session.service.ts";
+import { publicSession } from "../../core/session/view.ts";
+import { answerGetSession } from "../../core/session/get-session.ts";
+import { listedToken } from "../../core/session/handles.ts";
+import * as service from "../../core/session/sessions.ts";
 
 const revokeInput = z
   .object({ token: z.string().min(1).max(512).optional(), id: z.string().min(1).max(64).optional() })

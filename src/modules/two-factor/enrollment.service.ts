@@ -7,7 +7,7 @@ import { TwoFactor, TwoFactorBackupCode, TwoFactorChallenge, User } from "../../
 import { inTransaction } from "../../db/transaction.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
-import { verifyCurrentPassword } from "../user/step-up.ts";
+import { verifyCurrentPassword } from "../../core/step-up.ts";
 import { newTotpSecret, totpUri } from "./totp.ts";
 
 /**

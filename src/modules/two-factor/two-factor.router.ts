@@ -3,7 +3,7 @@ import type { Context } from "../../trpc/context.ts";
 import { moduleProcedures, router } from "../../trpc/init.ts";
 import { formBoolean, password } from "../../trpc/schema.ts";
 import { handOverSession } from "../email-password/email-password.router.ts";
-import { publicUser } from "../session/session.serialize.ts";
+import { publicUser } from "../../core/session/view.ts";
 import { PENDING_COOKIE, PENDING_TTL_SEC, TRUST_COOKIE, TRUST_TTL_SEC } from "./challenges.ts";
 import * as enrollment from "./enrollment.service.ts";
 import * as verification from "./verification.service.ts";

@@ -8,11 +8,11 @@ import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
 import type { MailRequest } from "../../mail/mailer.ts";
 import { changeEmailConfirmationEmail, verificationEmail } from "../../mail/templates.ts";
-import { parseEmail } from "../email-password/email-password.rules.ts";
+import { parseEmail } from "../../core/identity.ts";
 import { sendVerificationLater } from "../verification/email-verification.service.ts";
-import { consumeToken, issueToken, mailTokenLater } from "../verification/verification.service.ts";
-import { addressChanged } from "./user-access.service.ts";
-import { userRow } from "./user.mapper.ts";
+import { consumeToken, issueToken, mailTokenLater } from "../../core/single-use-tokens.ts";
+import { addressChanged } from "../../core/holdings.ts";
+import { userRow } from "../../core/session/user-row.ts";
 
 /**
  * POST /change-email (CONTRACT.md §9, better-auth's flow with `updateEmailWithoutVerification`

@@ -6,10 +6,10 @@ import { actionLink } from "../../mail/links.ts";
 import type { MailRequest } from "../../mail/mailer.ts";
 import { deleteAccountEmail } from "../../mail/templates.ts";
 import { recordAudit, type Actor } from "../admin/audit.service.ts";
-import type { ResolvedSession } from "../session/session.service.ts";
-import { consumeToken, issueToken, mailTokenLater } from "../verification/verification.service.ts";
-import { verifyCurrentPassword } from "./step-up.ts";
-import { deleteUserAndEverything } from "./user-access.service.ts";
+import type { ResolvedSession } from "../../core/session/sessions.ts";
+import { consumeToken, issueToken, mailTokenLater } from "../../core/single-use-tokens.ts";
+import { verifyCurrentPassword } from "../../core/step-up.ts";
+import { deleteUserAndEverything } from "../../core/holdings.ts";
 
 /**
  * POST /delete-user and GET /delete-user/callback (CONTRACT.md §9). Proof that the account

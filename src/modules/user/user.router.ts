@@ -6,10 +6,10 @@ import { requestChangeEmail } from "./change-email.service.ts";
 import { deleteUser, deleteUserCallback } from "./delete-user.service.ts";
 import { authedProcedure, lastingAccessProcedure } from "../../trpc/init.ts";
 import { handOverSession } from "../email-password/email-password.router.ts";
-import { publicUser } from "../session/session.serialize.ts";
-import { resendSessionCookie } from "../session/session-cookie.ts";
+import { publicUser } from "../../core/session/view.ts";
+import { resendSessionCookie } from "../../core/session/cookie.ts";
 import * as service from "./user.service.ts";
-import { verifyCurrentPassword } from "./step-up.ts";
+import { verifyCurrentPassword } from "../../core/step-up.ts";
 import { callbackWith } from "../../mail/links.ts";
 
 const updateUserInput = z.object({

@@ -5,11 +5,11 @@ import { Account, User } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
-import { passwordChanged } from "./user-access.service.ts";
+import { passwordChanged } from "../../core/holdings.ts";
 import type { SignedIn } from "../email-password/email-password.service.ts";
-import { verifyCurrentPassword } from "./step-up.ts";
-import { checkPasswordLength, parseUsername } from "../email-password/email-password.rules.ts";
-import { issueSession, revokeAllSessions, type RequestInfo, type ResolvedSession } from "../session/session.service.ts";
+import { verifyCurrentPassword } from "../../core/step-up.ts";
+import { checkPasswordLength, parseUsername } from "../../core/identity.ts";
+import { issueSession, revokeAllSessions, type RequestInfo, type ResolvedSession } from "../../core/session/sessions.ts";
 
 export interface UpdateUserInput {
   name?: string | undefined;

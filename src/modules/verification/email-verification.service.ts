@@ -8,8 +8,8 @@ import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
 import type { MailRequest } from "../../mail/mailer.ts";
 import { verificationEmail } from "../../mail/templates.ts";
-import { parseEmail } from "../email-password/email-password.rules.ts";
-import { consumeToken, issuedRecently, issueToken, mailTokenLater } from "./verification.service.ts";
+import { parseEmail } from "../../core/identity.ts";
+import { consumeToken, issuedRecently, issueToken, mailTokenLater } from "../../core/single-use-tokens.ts";
 
 const PURPOSE = "email-verification";
 

@@ -3,10 +3,10 @@ import { callbackWith } from "../../mail/links.ts";
 import { assertSafeCallback } from "../../security/origins.ts";
 import { publicProcedure } from "../../trpc/init.ts";
 import { applyChangeEmail, CHANGE_EMAIL_PURPOSES, confirmChangeEmail } from "../user/change-email.service.ts";
-import { publicUser, type PublicUser } from "../session/session.serialize.ts";
-import { resendSessionCookie } from "../session/session-cookie.ts";
+import { publicUser, type PublicUser } from "../../core/session/view.ts";
+import { resendSessionCookie } from "../../core/session/cookie.ts";
 import * as service from "./email-verification.service.ts";
-import { purposeOf } from "./verification.service.ts";
+import { purposeOf } from "../../core/single-use-tokens.ts";
 import * as schema from "./verification.schema.ts";
 
 export const verificationProcedures = {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SessionWithUser } from "../../db/session-store/index.ts";
-import { isoString, sessionBody, sessionJson } from "./session.serialize.ts";
+import { isoString, sessionBody, sessionJson } from "./view.ts";
 
 /** The written answer must be byte for byte what JSON.stringify makes of the body object the tRPC procedures return. */
 describe("get-session serialization", () => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { basicAuth, HttpError, request, type HttpClient } from "../../http/client.ts";
+import { basicAuth, HttpError, request, type HttpClient } from "../http/client.ts";
 import {
   rawProfileSchema,
   type AuthorizationRequest,

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/core";
-import type { App } from "../../app.ts";
-import { Account, Passkey, User, Verification } from "../../db/entities/index.ts";
-import { removeTwoFactor } from "../two-factor/enrollment.service.ts";
-import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
-import { endImpersonationsBy, endPendingSignIns, revokeAllSessions } from "../session/session.service.ts";
-import { USER_TOKEN_PURPOSES } from "../verification/verification.service.ts";
+import type { App } from "../app.ts";
+import { Account, Passkey, User, Verification } from "../db/entities/index.ts";
+import { removeTwoFactor } from "../modules/two-factor/enrollment.service.ts";
+import { CREDENTIAL_PROVIDER } from "../modules/email-password/email-password.service.ts";
+import { endImpersonationsBy, endPendingSignIns, revokeAllSessions } from "./session/sessions.ts";
+import { USER_TOKEN_PURPOSES } from "./single-use-tokens.ts";
 
 /**
  * THE place that removes what a user holds (ARCHITECTURE.md "one place"): the takeover of an

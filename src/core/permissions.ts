@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AuthError, type ErrorCode } from "../../errors.ts";
+import { AuthError, type ErrorCode } from "../errors.ts";
 
 /**
  * CONTRACT.md §6: every resource and its actions, as better-auth's admin plugin names them,

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "./limiters.ts";
-import { DEFAULT_RATE_LIMIT_RULES, type ResolvedConfig } from "../../config/index.ts";
-import type { DatabaseTarget } from "../../db/orm.ts";
+import { DEFAULT_RATE_LIMIT_RULES, type ResolvedConfig } from "../config/index.ts";
+import type { DatabaseTarget } from "../db/orm.ts";
 import { isSqliteBusy, sharedStore, STORE_TIMEOUT_MS, withTimeout, type Store } from "./rate-limit.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HttpError } from "../../http/client.ts";
+import { HttpError } from "../http/client.ts";
 import type { ProviderConfig } from "./config.ts";
 import { getWithToken, oauth2Provider, type ClientCredentials } from "./oauth2.ts";
 import { responseIssuerOf, toStandardUserInfo, withoutUndefined, type OAuthProvider, type ProviderContext, type ProviderProfile } from "./provider.ts";

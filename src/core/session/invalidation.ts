@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type PgType from "pg";
 import { loadPackage } from "../../load.ts";
 import type { Logger } from "pino";
-import type { Invalidation, SessionCache } from "./session-cache.ts";
+import type { Invalidation, SessionCache } from "./cache.ts";
 
 /**
  * How instances sharing one database tell each other what their session caches must forget

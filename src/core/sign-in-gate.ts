@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/core";
-import type { App } from "../../app.ts";
-import { TwoFactor } from "../../db/entities/index.ts";
-import * as challenges from "./challenges.ts";
+import type { App } from "../app.ts";
+import { TwoFactor } from "../db/entities/index.ts";
+import * as challenges from "../modules/two-factor/challenges.ts";
 
 /** What a sign-in that proved the first factor does next. */
 export type SecondStep =

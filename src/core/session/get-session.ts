@@ -1,7 +1,7 @@
 import type { App } from "../../app.ts";
 import type { MaybePromise } from "../../db/session-store/index.ts";
 import type { Effects } from "../../trpc/context.ts";
-import { resolveSession, type ResolvedSession } from "./session.service.ts";
+import { resolveSession, type ResolvedSession } from "./sessions.ts";
 
 export interface GetSessionAnswer {
   /** null: no token, or it names no live session (revoked, expired, banned). */

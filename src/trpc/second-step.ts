@@ -1,6 +1,6 @@
-import type { Context } from "../../trpc/context.ts";
-import { PENDING_COOKIE, PENDING_TTL_SEC, TRUST_COOKIE, TRUST_TTL_SEC } from "./challenges.ts";
-import type { SecondStep } from "./gate.ts";
+import type { Context } from "./context.ts";
+import { PENDING_COOKIE, PENDING_TTL_SEC, TRUST_COOKIE, TRUST_TTL_SEC } from "../modules/two-factor/challenges.ts";
+import type { SecondStep } from "../core/sign-in-gate.ts";
 
 export const TRUST_COOKIE_NAME = TRUST_COOKIE;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SessionWithUser } from "../../db/session-store/index.ts";
-import { SessionCache } from "./session-cache.ts";
+import { SessionCache } from "./cache.ts";
 
 function row(userId: string, sessionId: string): SessionWithUser {
   const d = new Date(0);

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/core";
-import type { App } from "../../app.ts";
-import { verifyAgainstDummy, verifyPassword } from "../../crypto/password.ts";
-import { Account } from "../../db/entities/index.ts";
-import { AuthError } from "../../errors.ts";
-import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
+import type { App } from "../app.ts";
+import { verifyAgainstDummy, verifyPassword } from "../crypto/password.ts";
+import { Account } from "../db/entities/index.ts";
+import { AuthError } from "../errors.ts";
+import { CREDENTIAL_PROVIDER } from "../modules/email-password/email-password.service.ts";
 
 /** Who is proving the password: the session's user, from the request's client address (null in process). */
 export interface StepUpCaller {

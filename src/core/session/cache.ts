@@ -1,5 +1,5 @@
 import type { SessionWithUser } from "../../db/session-store/index.ts";
-import { sessionBody, sessionJson, type SessionBody } from "./session.serialize.ts";
+import { sessionBody, sessionJson, type SessionBody } from "./view.ts";
 
 /** A resolved session and its get-session answer, serialized once (an uncached check builds one per request). */
 export class SessionEntry {

@@ -1,7 +1,7 @@
 import type { App } from "../../app.ts";
 import { unsignBetterAuthToken } from "../../crypto/better-auth-token.ts";
 import type { Context } from "../../trpc/context.ts";
-import type { ResolvedSession } from "./session.service.ts";
+import type { ResolvedSession } from "./sessions.ts";
 
 /**
  * Max-Age of a session's cookie (CONTRACT.md §3): the configured lifetime, exactly, as at

@@ -4,9 +4,9 @@ import type PgType from "pg";
 import type { Logger } from "pino";
 import type { Redis as RedisType } from "ioredis";
 import { loadLimiter, RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "./limiters.ts";
-import { loadPackage } from "../../load.ts";
-import { DEFAULT_RATE_LIMIT_RULES, type ResolvedConfig } from "../../config/index.ts";
-import type { DatabaseTarget } from "../../db/orm.ts";
+import { loadPackage } from "../load.ts";
+import { DEFAULT_RATE_LIMIT_RULES, type ResolvedConfig } from "../config/index.ts";
+import type { DatabaseTarget } from "../db/orm.ts";
 
 export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterSec: number };
 

@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import type { Logger } from "pino";
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "./limiters.ts";
-import type { ResolvedConfig } from "../../config/index.ts";
-import type { DatabaseTarget } from "../../db/orm.ts";
+import type { ResolvedConfig } from "../config/index.ts";
+import type { DatabaseTarget } from "../db/orm.ts";
 import { isSqliteBusy, sharedStore, STORE_TIMEOUT_MS, withTimeout, type Store } from "./rate-limit.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type * as Flexible from "rate-limiter-flexible";
-import { loadPackage } from "../../load.ts";
+import { loadPackage } from "../load.ts";
 
 /**
  * rate-limiter-flexible's classes, one file each where they are needed: its index requires all

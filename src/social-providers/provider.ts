@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { Clock } from "../../config/schema.ts";
-import type { HttpClient } from "../../http/client.ts";
-import { isSafeImageUrl } from "../../security/image-url.ts";
+import type { Clock } from "../config/schema.ts";
+import type { HttpClient } from "../http/client.ts";
+import { isSafeImageUrl } from "../security/image-url.ts";
 
 /**
  * The standard user info every provider maps to (CONTRACT.md §5; the seed's map_user_info

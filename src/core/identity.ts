@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { ResolvedConfig } from "../../config/index.ts";
-import { AuthError } from "../../errors.ts";
+import type { ResolvedConfig } from "../config/index.ts";
+import { AuthError } from "../errors.ts";
 
 const emailFormat = z.email();
 

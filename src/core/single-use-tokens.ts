@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/core";
-import type { App } from "../../app.ts";
-import { randomToken, sha256 } from "../../crypto/tokens.ts";
-import { Verification, type IVerification } from "../../db/entities/index.ts";
-import type { MailDraft, MailRequest } from "../../mail/mailer.ts";
+import type { App } from "../app.ts";
+import { randomToken, sha256 } from "../crypto/tokens.ts";
+import { Verification, type IVerification } from "../db/entities/index.ts";
+import type { MailDraft, MailRequest } from "../mail/mailer.ts";
 
 /**
  * Single-use tokens mailed as links (email verification, password reset). The database keeps

@@ -5,8 +5,8 @@ import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { AuthError } from "../../errors.ts";
 import { DeviceCode, Session, TwoFactorChallenge, type ISession } from "../../db/entities/index.ts";
 import type { MaybePromise, SessionRow, SessionWithUser } from "../../db/session-store/index.ts";
-import type { SessionEntry } from "./session-cache.ts";
-import { sessionRefOf } from "./session-handle.ts";
+import type { SessionEntry } from "./cache.ts";
+import { sessionRefOf } from "./handles.ts";
 
 export interface RequestInfo {
   ip: string | null;
