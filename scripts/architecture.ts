@@ -2,7 +2,7 @@
  * The shape of the sources, measured (docs/architecture.md "How to check it"): import cycles,
  * imports from one family folder into another, production files over the size limit, and the
  * places that apply cross-cutting rules by hand. `npm run check:architecture` prints the report;
- * test/integration/architecture.test.ts holds every figure at its target.
+ * test/integration/platform/architecture.test.ts holds every figure at its target.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -10,7 +10,10 @@ import { dirname, join, relative, resolve } from "node:path";
 export const root = resolve(import.meta.dirname, "..");
 
 /** Families that may import one another (each a dependency of meaning, docs/architecture.md). */
-export const ALLOWED_FAMILY_ARROWS: readonly string[] = [];
+export const ALLOWED_FAMILY_ARROWS: readonly string[] = [
+  // The sweeper deletes expired device codes a day late, so a late poll still gets expired_token.
+  "maintenance -> device",
+];
 
 /** A production file longer than this is split (docs/architecture.md "Small pieces"). */
 export const MAX_LINES = 300;
@@ -107,9 +110,14 @@ export function forbiddenFamilyImports(files: readonly SourceFile[], allowed = A
   return familyImports(files).filter((i) => !allowed.includes(i.arrow));
 }
 
-/** Anything below `src/modules` importing a family from outside it (core, trpc, db... must not). */
+/**
+ * Anything below the families importing one (core, trpc, db... must not). The composition roots
+ * may: src/index.ts, src/app.ts, src/modules/index.ts, src/trpc/app-router.ts, the REST bridge,
+ * the OpenAPI document, the CLI and the import.
+ */
 export function upwardImports(files: readonly SourceFile[]): { file: string; target: string }[] {
-  const below = (p: string) => /^src\/(core|db|crypto|mail|config|http|security|metrics|social-providers)\//.test(p);
+  const below = (p: string) =>
+    /^src\/(core|db|crypto|mail|config|http|security|metrics|social-providers|rate-limit|trpc)\//.test(p) && p !== "src/trpc/app-router.ts";
   return files.flatMap((f) => (below(f.path) ? f.imports.filter((t) => familyOf(t) !== null).map((target) => ({ file: f.path, target })) : []));
 }
 
@@ -142,8 +150,8 @@ export function report(files = sources()) {
     evictionSites: sitesOutside(files, /sessionCache\.evict/, (p) => p.startsWith("src/core/session/")),
     handAppliedGuards: sitesOutside(
       files,
-      /IMPERSONATION_NOT_ALLOWED"\)|API_KEY_SESSION_NOT_ALLOWED"\)|assertSafeCallback\(|isFresh\(/,
-      (p) => p === "src/trpc/init.ts" || p === "src/trpc/guards.ts" || p === "src/core/step-up.ts" || p === "src/security/origins.ts",
+      /AuthError\("(IMPERSONATION_NOT_ALLOWED|API_KEY_SESSION_NOT_ALLOWED|SESSION_NOT_FRESH)"|assertSafeCallback\(|isFresh\(|impersonatedBy\) throw/,
+      (p) => p === "src/trpc/init.ts" || p === "src/core/access.ts" || p === "src/core/step-up.ts" || p === "src/security/origins.ts",
     ),
   };
 }

@@ -1,6 +1,7 @@
 import type { MikroORM } from "@mikro-orm/core";
 import type { Logger } from "pino";
-import type { Clock, ResolvedConfig } from "./config/index.ts";
+import type { Clock } from "./core/clock.ts";
+import type { ResolvedConfig } from "./config/index.ts";
 import type { SessionStore } from "./db/session-store/index.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { SessionCache } from "./core/session/cache.ts";
@@ -9,15 +10,21 @@ import type { RateLimiter } from "./rate-limit/rate-limit.ts";
 import type { AddressLimiter } from "./rate-limit/address-limit.ts";
 import type { StepUpLimiter } from "./rate-limit/step-up-limit.ts";
 import type { Metrics } from "./metrics/counters.ts";
+import type { Registry } from "./core/registry.ts";
+import type { Dialect } from "./db/target.ts";
 
 /** Everything one Portcullis instance owns; built by createPortcullis, no module singletons. */
 export interface App {
   config: ResolvedConfig;
+  /** What each family put into the kernel (src/modules/index.ts): holdings, sign-in steps, mailed link kinds. */
+  registry: Registry<App>;
   /** Secrets newest first: the first seals and signs; all of them open and verify (rotation). */
   secrets: string[];
   /** secrets[0]. */
   secret: string;
   orm: MikroORM;
+  /** The database's dialect: what SQL behind src/db/ may use. */
+  dialect: Dialect;
   sessions: SessionStore;
   sessionCache: SessionCache;
   /** Tells other instances what the session cache evicted (PostgreSQL NOTIFY, cluster IPC, or nothing). */

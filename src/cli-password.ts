@@ -5,7 +5,7 @@
  * when standard input is a terminal. `--password` still works but warns (see cli.ts).
  */
 
-import { BootstrapError } from "./modules/admin/bootstrap.service.ts";
+import { BootstrapError } from "./modules/admin/index.ts";
 
 export const PASSWORD_ENV = "PORTCULLIS_ADMIN_PASSWORD";
 /** Far beyond any password length limit; a runaway pipe is cut off here. */

@@ -11,13 +11,15 @@ import { migrateUp, openOrm, parseDatabaseUrl } from "./db/orm.ts";
 import { createSessionStore } from "./db/session-store/index.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { checkMailSetup } from "./mail/startup.ts";
-import { detectLegacyHashes } from "./modules/email-password/legacy-hashes.ts";
+import { buildRegistry } from "./core/index.ts";
+import { FAMILIES } from "./modules/index.ts";
+import { detectLegacyHashes } from "./modules/email-password/index.ts";
 import { SessionCache } from "./core/session/cache.ts";
 import { clusterChannel, noChannel, postgresChannel } from "./core/session/invalidation.ts";
 import { createRateLimiter } from "./rate-limit/rate-limit.ts";
 import { createAddressLimiter } from "./rate-limit/address-limit.ts";
 import { createStepUpLimiter } from "./rate-limit/step-up-limit.ts";
-import { createSweeper, type Sweeper } from "./modules/maintenance/sweeper.ts";
+import { createSweeper, type Sweeper } from "./modules/maintenance/index.ts";
 import { Metrics } from "./metrics/counters.ts";
 import { scrapeOf, startMetricsListener, type MetricsListener } from "./metrics/http.ts";
 import { countingMailer } from "./metrics/mailer.ts";
@@ -126,8 +128,10 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
         : noChannel;
   const app: App = {
     config,
+    registry: buildRegistry(FAMILIES),
     ...keys,
     orm,
+    dialect: target.dialect,
     sessions: await createSessionStore(target, logger),
     sessionCache,
     invalidation,

@@ -1,7 +1,7 @@
 import { resolveConfig } from "../config/index.ts";
 import { migrateUp, openOrm, parseDatabaseUrl } from "../db/orm.ts";
 import { AuthError } from "../errors.ts";
-import { BootstrapError, createAdmin } from "../modules/admin/bootstrap.service.ts";
+import { BootstrapError, createAdmin } from "../modules/admin/index.ts";
 import { PASSWORD_FLAG_WARNING, readAdminPassword } from "../cli-password.ts";
 import { loadConfig } from "./load-config.ts";
 import type { ConfigSources } from "./sources.ts";

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { configSchema, type PortcullisConfig, type ResolvedConfig } from "./schema.ts";
 
 export * from "./schema.ts";
+export { systemClock, type Clock } from "../core/clock.ts";
 
 /** One problem of a config: the dotted key ("(root)" for the object itself) and what is wrong with its value. */
 export interface ConfigIssue {

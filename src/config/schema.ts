@@ -3,12 +3,8 @@ import { z } from "zod";
 import { roleGrantsSchema, withBuiltInRoles } from "../core/permissions.ts";
 import { httpConfigSchema, providersSchema } from "../social-providers/config.ts";
 import type { MailSendHook, MailTemplate } from "../mail/types.ts";
+import { systemClock, type Clock } from "../core/clock.ts";
 
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
 
 /** A `trustProxy` list is what proxy-addr accepts: IPs, CIDRs, or its names (loopback, linklocal, uniquelocal). */
 function compilesAsProxyList(list: string[]): boolean {

@@ -1,38 +1,29 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../app.ts";
-import { TwoFactor } from "../db/entities/index.ts";
-import * as challenges from "../modules/two-factor/challenges.ts";
+import type { UserRow } from "../db/session-store/index.ts";
+import type { GateUser, SecondStep, WayIn } from "./registry.ts";
 
-/** What a sign-in that proved the first factor does next. */
-export type SecondStep =
-  /** No second step: 2FA off (for this user or this service), or a trusted device (its cookie rotated). */
-  | { kind: "none"; trustToken: string | null }
-  /** `{ twoFactorRedirect: true, twoFactorMethods }` and the `two_factor` cookie; no session yet. */
-  | { kind: "pending"; pendingToken: string; methods: string[] };
+const NONE: SecondStep = { kind: "none", trustToken: null };
 
-/** Whether a sign-in of `user` that proved the first factor meets the gate at all (two-factor on, for the service and the user). */
-export function hasSecondStep(app: App, user: { twoFactorEnabled: boolean }): boolean {
-  return app.config.twoFactor.enabled && user.twoFactorEnabled;
+/** Whether a sign-in of `user` by `way` meets a step at all (password sign-in's fast path skips the gate's transaction when none does). */
+export function hasSecondStep(app: App, user: GateUser, way: WayIn = "password"): boolean {
+  return app.registry.signInSteps.some((step) => step.applies(app, user, way));
 }
 
 /**
- * The gate every way in that presents a password passes (and OAuth sign-in with
- * `twoFactor.enforceOnSocial`), inside the transaction that would issue the session: a user with
- * two-factor on gets a pending sign-in instead, unless this browser is one of their trusted devices.
+ * THE gate every way in passes (the steps are families', core/registry.ts SignInStep) once its first factor is proven, inside the transaction that
+ * would issue the session: the first registered step that applies decides (a pending sign-in
+ * instead of a session, or none); with none registered or applying, the session is issued.
  */
-export async function secondStep(
-  app: App,
-  tx: EntityManager,
-  user: { id: string; twoFactorEnabled: boolean },
-  rememberMe: boolean,
-  trustCookie: string | null,
-): Promise<SecondStep> {
-  if (!hasSecondStep(app, user)) return { kind: "none", trustToken: null };
-  const trustToken = await challenges.rotateTrustedDevice(app, tx, user.id, trustCookie);
-  if (trustToken) return { kind: "none", trustToken };
-  const pendingToken = await challenges.createPendingSignIn(app, tx, user.id, rememberMe);
-  const methods: string[] = [];
-  if ((await tx.count(TwoFactor, { user: user.id, verified: true })) > 0) methods.push("totp");
-  if (app.config.twoFactor.otp.enabled) methods.push("otp");
-  return { kind: "pending", pendingToken, methods };
+export async function secondStep(app: App, tx: EntityManager, user: GateUser, way: WayIn, opts: { rememberMe: boolean; trustCookie: string | null }): Promise<SecondStep> {
+  const step = app.registry.signInSteps.find((s) => s.applies(app, user, way));
+  return step ? step.begin(app, tx, user, opts) : NONE;
+}
+
+/** A sign-in's outcome: a session (token and cookie lifetime), or a pending second step (token null). */
+export interface SignedIn {
+  token: string | null;
+  cookieMaxAgeSec: number | null;
+  user: UserRow;
+  secondStep?: SecondStep;
 }

@@ -19,7 +19,12 @@ export type TokenPurpose =
   /** delete-user without a fresh session or the password: the mailed confirmation. */
   | "delete-account";
 
-/** Every purpose whose value starts with `{"userId":…}` (user-access.service removes them all). */
+/**
+ * Every mailed link kind: each value starts with `{"userId":…}` (issueToken writes userId
+ * first), so the links of one user are a prefix match (core/holdings.ts removes them). User ids
+ * are UUIDs, so the pattern holds no LIKE wildcard, and a quote inside another JSON string is
+ * escaped, so the key cannot be matched from a URL field.
+ */
 export const USER_TOKEN_PURPOSES: readonly TokenPurpose[] = [
   "email-verification",
   "password-reset",
@@ -27,6 +32,9 @@ export const USER_TOKEN_PURPOSES: readonly TokenPurpose[] = [
   "change-email-verification",
   "delete-account",
 ];
+
+/** The mailed links of one user, as a where clause on the value (see USER_TOKEN_PURPOSES). */
+export const mailTokensOf = (userId: string) => ({ value: { $like: `{"userId":${JSON.stringify(userId)}%` } });
 
 /** Every value starts with the user id, so "recently issued for this user" is a prefix match. */
 export interface TokenValue {
@@ -80,7 +88,7 @@ export function issueToken<V extends TokenValue>(app: App, em: EntityManager, pu
 }
 
 /** Which of `purposes` a token was issued for (a read: consumeToken still decides who uses it). */
-export async function purposeOf<P extends TokenPurpose>(em: EntityManager, token: string, purposes: readonly P[]): Promise<P | null> {
+export async function purposeOf<P extends string>(em: EntityManager, token: string, purposes: readonly P[]): Promise<P | null> {
   if (token.length < 20 || token.length > 200) return null;
   const row = await em.findOne(Verification, { identifier: sha256(token), purpose: { $in: [...purposes] } }, { fields: ["purpose"] });
   return (row?.purpose as P | undefined) ?? null;
@@ -105,7 +113,7 @@ export async function issuedRecently(app: App, em: EntityManager, purpose: Token
   const now = app.clock.now();
   const count = await em.count(Verification, {
     purpose,
-    value: { $like: `{"userId":${JSON.stringify(userId)}%` },
+    ...mailTokensOf(userId),
     createdAt: { $gt: new Date(now.getTime() - withinSec * 1000) },
     expiresAt: { $gt: now },
   });

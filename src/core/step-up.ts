@@ -3,7 +3,8 @@ import type { App } from "../app.ts";
 import { verifyAgainstDummy, verifyPassword } from "../crypto/password.ts";
 import { Account } from "../db/entities/index.ts";
 import { AuthError } from "../errors.ts";
-import { CREDENTIAL_PROVIDER } from "../modules/email-password/email-password.service.ts";
+import { CREDENTIAL_PROVIDER } from "./credential.ts";
+import type { ResolvedSession } from "./session/sessions.ts";
 
 /** Who is proving the password: the session's user, from the request's client address (null in process). */
 export interface StepUpCaller {
@@ -40,4 +41,21 @@ export async function verifyCurrentPassword(app: App, em: EntityManager, caller:
   if (!(await verifyPassword(account.password, password))) throw new AuthError("INVALID_PASSWORD");
   await attempt.refund();
   return account.id;
+}
+
+/**
+ * A session signed in less than `session.freshAgeSec` ago (better-auth's `freshAge`; 0: every
+ * session): proof enough that the account holder is at the keyboard for passkey registration and
+ * delete-user without a password. The fresh procedure builder (trpc/init.ts) asks it.
+ */
+export function isFresh(app: App, auth: ResolvedSession): boolean {
+  const freshAgeMs = app.config.session.freshAgeSec * 1000;
+  return freshAgeMs === 0 || app.clock.now().getTime() - auth.session.createdAt.getTime() < freshAgeMs;
+}
+
+/** What a step-up procedure (trpc/init.ts) hands its handler: is the session fresh, and the current password re-check. */
+export interface StepUp {
+  fresh: boolean;
+  /** verifyCurrentPassword for the session's user from the request's address; the credential account's id. */
+  verifyPassword(password: string, withoutPassword: WithoutPassword): Promise<string>;
 }

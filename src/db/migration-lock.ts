@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import pg from "pg";
-import type { DatabaseTarget } from "./orm.ts";
+import type { DatabaseTarget } from "./target.ts";
 
 /**
  * One migrator at a time per database, across processes: instances started together on a

@@ -19,6 +19,24 @@ export interface TransactionOptions {
   savepoint?: boolean;
 }
 
+/**
+ * Work to do once the transaction `em` belongs to has committed (the outermost one: a savepoint's
+ * release commits nothing), dropped when it rolls back. Outside a transaction it runs at once.
+ * Session-cache eviction uses it (core/session): a lookup that read the row before the commit
+ * cannot leave it cached after.
+ */
+export function afterCommit(em: EntityManager, run: () => void): void {
+  const ctx = em.getTransactionContext();
+  const hooks = ctx === undefined ? undefined : pendingHooks.get(rootOf.get(ctx) ?? ctx);
+  if (hooks) hooks.push(run);
+  else run();
+}
+
+/** The after-commit work of each outermost transaction, by its context. */
+const pendingHooks = new WeakMap<object, (() => void)[]>();
+/** A savepoint's context → the outermost transaction's. */
+const rootOf = new WeakMap<object, object>();
+
 /** A unit of work holding changes at commit: code that expected a flush. They would be lost silently. */
 export class PendingChangesError extends Error {
   override name = "PendingChangesError";
@@ -41,6 +59,8 @@ export async function inTransaction<T>(em: EntityManager, cb: (tx: EntityManager
   const connection = tx.getConnection("write");
   const ctx = await connection.begin(outer ? { ctx: outer } : {});
   tx.setTransactionContext(ctx);
+  if (outer) rootOf.set(ctx, rootOf.get(outer) ?? outer);
+  else pendingHooks.set(ctx, []);
   let result: T;
   try {
     result = await cb(tx);
@@ -54,6 +74,8 @@ export async function inTransaction<T>(em: EntityManager, cb: (tx: EntityManager
     throw err;
   }
   await connection.commit(ctx);
+  const hooks = outer ? undefined : pendingHooks.get(ctx);
+  for (const run of hooks ?? []) run();
   return result;
 }
 

@@ -1,14 +1,14 @@
-import { adminDoc } from "../modules/admin/admin.openapi.ts";
-import { deviceDoc } from "../modules/device/device.openapi.ts";
-import { emailPasswordDoc } from "../modules/email-password/email-password.openapi.ts";
-import { healthDoc } from "../modules/maintenance/maintenance.openapi.ts";
-import { oauthDoc } from "../modules/oauth/oauth.openapi.ts";
-import { passkeyDoc } from "../modules/passkey/passkey.openapi.ts";
-import { passwordResetDoc } from "../modules/password-reset/password-reset.openapi.ts";
-import { sessionDoc } from "../modules/session/session.openapi.ts";
-import { twoFactorDoc } from "../modules/two-factor/two-factor.openapi.ts";
-import { userDoc } from "../modules/user/user.openapi.ts";
-import { verificationDoc } from "../modules/verification/verification.openapi.ts";
+import { adminDoc } from "../modules/admin/index.ts";
+import { deviceDoc } from "../modules/device/index.ts";
+import { emailPasswordDoc } from "../modules/email-password/index.ts";
+import { healthDoc } from "../modules/maintenance/index.ts";
+import { oauthDoc } from "../modules/oauth/index.ts";
+import { passkeyDoc } from "../modules/passkey/index.ts";
+import { passwordResetDoc } from "../modules/password-reset/index.ts";
+import { sessionDoc } from "../modules/session/index.ts";
+import { twoFactorDoc } from "../modules/two-factor/index.ts";
+import { userDoc } from "../modules/user/index.ts";
+import { verificationDoc } from "../modules/verification/index.ts";
 import type { OperationDoc } from "./doc.ts";
 
 /** Every module's docs, in the order of the document's tags. */

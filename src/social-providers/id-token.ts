@@ -4,7 +4,7 @@ import type { JSONWebKeySet, JWTPayload, JWTVerifyGetKey } from "jose";
 let jose: typeof import("jose") | undefined;
 const loadJose = async () => (jose ??= await import("jose"));
 import { z } from "zod";
-import type { Clock } from "../config/schema.ts";
+import type { Clock } from "../core/clock.ts";
 import { constantTimeEqual } from "../crypto/tokens.ts";
 import { HttpError, request, type HttpClient } from "../http/client.ts";
 import { ProfileError, toStandardUserInfo, type StandardUserInfo } from "./provider.ts";

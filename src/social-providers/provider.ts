@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Clock } from "../config/schema.ts";
+import type { Clock } from "../core/clock.ts";
 import type { HttpClient } from "../http/client.ts";
 import { isSafeImageUrl } from "../security/image-url.ts";
 

@@ -7,6 +7,9 @@ export const formBoolean = z.union([z.boolean(), z.enum(["true", "false"]).trans
 export const password = z.string().min(1, "is required").max(4096, "is too long");
 export const callbackURL = z.string().max(2048).optional();
 
+/** A mailed link's token (verification, reset, change-email, delete-account). */
+export const token = z.string().min(1, "is required").max(512);
+
 const emailFormat = z.email();
 /**
  * An email field that better-auth validates in its body schema (send-verification-email,

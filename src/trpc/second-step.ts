@@ -1,8 +1,15 @@
 import type { Context } from "./context.ts";
-import { PENDING_COOKIE, PENDING_TTL_SEC, TRUST_COOKIE, TRUST_TTL_SEC } from "../modules/two-factor/challenges.ts";
-import type { SecondStep } from "../core/sign-in-gate.ts";
+import type { SecondStep } from "../core/index.ts";
 
-export const TRUST_COOKIE_NAME = TRUST_COOKIE;
+/**
+ * The cookies of a sign-in's second step (core/sign-in-gate.ts), better-auth's names: the
+ * pending sign-in (`two_factor`, 5 minutes, single-use) and the trusted device (`trust_device`,
+ * 30 days, rotated on every use). Their values are random tokens whose SHA-256 the database keeps.
+ */
+export const PENDING_COOKIE = "two_factor";
+export const TRUST_COOKIE = "trust_device";
+export const PENDING_TTL_SEC = 5 * 60;
+export const TRUST_TTL_SEC = 30 * 24 * 3600;
 
 /** The edge of a sign-in that proved its first factor: the pending cookie, or the rotated trust cookie. */
 export function handOverSecondStep(ctx: Context, step: SecondStep | undefined): void {

@@ -4,7 +4,7 @@ import type { Browser, Page } from "playwright-core";
 import { expect } from "vitest";
 import { createPortcullisClient, type PortcullisClient } from "portcullis/client";
 import { User } from "../../src/db/entities/index.ts";
-import { newUserRow } from "../../src/core/session/user-row.ts";
+import { newUserRow } from "../../src/core/session/view.ts";
 // @ts-expect-error plain ESM script without types
 import { ensureConsoleBuilt } from "../../scripts/build-console.mjs";
 import { testDialect } from "../harness/database.ts";

@@ -3,10 +3,9 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { AuthError } from "../../errors.ts";
-import { DeviceCode, Session, TwoFactorChallenge, type ISession } from "../../db/entities/index.ts";
+import { Session } from "../../db/entities/index.ts";
 import type { MaybePromise, SessionRow, SessionWithUser } from "../../db/session-store/index.ts";
 import type { SessionEntry } from "./cache.ts";
-import { sessionRefOf } from "./handles.ts";
 
 export interface RequestInfo {
   ip: string | null;
@@ -120,75 +119,4 @@ function settle(app: App, digest: string, token: string, entry: SessionEntry, no
   };
   const written = app.sessions.extend(session.id, expiresAt, now, app.orm);
   return written instanceof Promise ? written.then(moved) : moved();
-}
-
-export async function listActiveSessions(app: App, em: EntityManager, userId: string): Promise<ISession[]> {
-  return em.find(
-    Session,
-    { user: userId, expiresAt: { $gt: app.clock.now() }, impersonatedBy: null },
-    { orderBy: { createdAt: "desc" } },
-  );
-}
-
-/*
- * Every write that revokes a session evicts it from the session cache, after the delete, so a
- * concurrent lookup cannot re-cache what was just deleted for longer than the cache TTL.
- */
-
-export async function deleteSessionByTokenHash(app: App, em: EntityManager, tokenHash: string): Promise<number> {
-  const deleted = await em.nativeDelete(Session, { tokenHash });
-  app.sessionCache.evictDigest(tokenHash);
-  return deleted;
-}
-
-const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * Revokes one of the user's own sessions, by raw token, revocation handle (session-handle.ts)
- * or id. Someone else's session is simply not found: the user filter is part of the delete.
- */
-export async function revokeOwnSession(app: App, em: EntityManager, userId: string, ref: { token?: string | undefined; id?: string | undefined }) {
-  const target = ref.token ? sessionRefOf(app, ref.token) : ref.id ? { id: ref.id } : null;
-  let deleted = 0;
-  if (target && "tokenHash" in target) deleted = await em.nativeDelete(Session, { user: userId, tokenHash: target.tokenHash });
-  // Anything but a UUID names no session (and PostgreSQL would reject it as a uuid).
-  else if (target && SESSION_ID.test(target.id)) deleted = await em.nativeDelete(Session, { user: userId, id: target.id });
-  app.sessionCache.evictUser(userId);
-  return deleted;
-}
-
-/** The user's pending two-factor sign-ins: each proved a first factor and waits only for the second. */
-export async function endPendingSignIns(em: EntityManager, userId: string): Promise<void> {
-  await em.nativeDelete(TwoFactorChallenge, { user: userId, kind: "sign-in" });
-}
-
-/**
- * "Sign out everywhere" (revoke-sessions, revoke-other-sessions, change-password with
- * revokeOtherSessions, admin revoke-user-sessions, ban, reset, takeover, deletion): ends what a
- * session-holder could still finish as well as the sessions. Approved (and claimed) device codes
- * turn into a session when polled (RFC 8628 §3.5: invalid_grant once gone); pending two-factor
- * sign-ins proved the password and wait for a code; trusted devices skip the second step. Device
- * codes go first and sessions last, so an exchange that commits meanwhile is caught by the
- * session delete (docs/security.md "Sign out everywhere").
- */
-export async function revokeAllSessions(app: App, em: EntityManager, userId: string, exceptSessionId?: string) {
-  await em.nativeDelete(DeviceCode, { user: userId });
-  await em.nativeDelete(TwoFactorChallenge, { user: userId, kind: { $in: ["sign-in", "trusted-device"] } });
-  const deleted = await em.nativeDelete(Session, exceptSessionId ? { user: userId, id: { $ne: exceptSessionId } } : { user: userId });
-  app.sessionCache.evictUser(userId);
-  return deleted;
-}
-
-/**
- * Ends the impersonations `adminId` started (ban, removal, deletion, or losing
- * `user: ["impersonate"]`): those sessions carry the admin's authority. Returns their targets,
- * whose cache entries are evicted here and again by the caller after its commit.
- */
-export async function endImpersonationsBy(app: App, em: EntityManager, adminId: string): Promise<string[]> {
-  const impersonations = await em.find(Session, { impersonatedBy: adminId }, { fields: ["id", "user"] });
-  if (impersonations.length === 0) return [];
-  await em.nativeDelete(Session, { id: { $in: impersonations.map((s) => s.id) } });
-  const targets = [...new Set(impersonations.map((s) => s.user.id))];
-  for (const id of targets) app.sessionCache.evictUser(id);
-  return targets;
 }

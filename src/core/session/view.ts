@@ -1,6 +1,62 @@
+import { randomUUID } from "node:crypto";
+import type { IAccount, IUser } from "../../db/entities/index.ts";
+import { splitScopes } from "../../social-providers/provider.ts";
 import type { SessionRow, SessionWithUser, UserRow } from "../../db/session-store/index.ts";
 
-/** CONTRACT.md §2: the user record every response carries. Hand-written: hot path, no output schema. */
+/*
+ * THE user and session views: the row every part of the service passes around (UserRow: the
+ * session store's shape, nulls where the entity has undefined) and the records every response
+ * carries (docs/wire-contract.md §2). Hand-written: hot path, no output schema.
+ */
+
+/** An entity as the row the session core and the responses use. */
+export function userRow(u: IUser): UserRow {
+  return {
+    id: u.id,
+    name: u.name,
+    email: u.email,
+    emailVerified: u.emailVerified,
+    image: u.image ?? null,
+    username: u.username ?? null,
+    displayUsername: u.displayUsername ?? null,
+    role: u.role,
+    banned: u.banned,
+    banReason: u.banReason ?? null,
+    banExpires: u.banExpires ?? null,
+    twoFactorEnabled: u.twoFactorEnabled,
+    createdAt: u.createdAt,
+    updatedAt: u.updatedAt,
+  };
+}
+
+export interface NewUserFields {
+  email: string;
+  name: string;
+  image: string | null;
+  /** Normalised (lower-cased) username, or null. */
+  username: string | null;
+  /** As the user typed it; kept only with a username. */
+  displayUsername: string | null | undefined;
+  role: string;
+  emailVerified: boolean;
+}
+
+/** A new user's row (sign-up, admin create-user): a fresh id, not banned, no second factor, created now. */
+export function newUserRow(fields: NewUserFields, now: Date): UserRow {
+  return {
+    id: randomUUID(),
+    ...fields,
+    displayUsername: fields.username === null ? null : (fields.displayUsername ?? null),
+    banned: false,
+    banReason: null,
+    banExpires: null,
+    twoFactorEnabled: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** The user record every response carries (docs/wire-contract.md §2), from the row (userRow turns an entity into one). */
 export function publicUser(u: UserRow) {
   return {
     id: u.id,
@@ -94,4 +150,17 @@ export function sessionJson({ session: s, user: u }: SessionWithUser, token: str
     `"role":${str(u.role)},"banned":${u.banned},"banReason":${optStr(u.banReason)},"banExpires":${optIso(u.banExpires)},` +
     `"twoFactorEnabled":${u.twoFactorEnabled},"createdAt":"${isoString(u.createdAt.getTime())}","updatedAt":"${isoString(u.updatedAt.getTime())}"}}`
   );
+}
+
+/** A linked account as listings show it (docs/wire-contract.md §2): never a token or a password hash. */
+export function publicAccount(a: IAccount) {
+  return {
+    id: a.id,
+    providerId: a.providerId,
+    accountId: a.accountId,
+    userId: a.user.id,
+    scopes: splitScopes(a.scope),
+    createdAt: a.createdAt.toISOString(),
+    updatedAt: a.updatedAt.toISOString(),
+  };
 }

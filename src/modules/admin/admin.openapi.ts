@@ -150,13 +150,5 @@ export const adminDoc = moduleDoc({
       }),
       permissions: ["YOU_ARE_NOT_ALLOWED_TO_LIST_AUDIT_EVENTS"],
     },
-    "admin.resetTwoFactor": {
-      summary: "Turn a user's two-factor off",
-      description: "For a user who lost their authenticator: enrollment, backup codes and trusted devices are forgotten.",
-      access: "session",
-      output: done,
-      permissions: ["YOU_ARE_NOT_ALLOWED_TO_SET_USERS_PASSWORD"],
-      errors: ["IMPERSONATION_NOT_ALLOWED", "USER_NOT_FOUND"],
-    },
   },
 });

@@ -1,17 +1,12 @@
-import { AuthError } from "../../errors.ts";
 import type { Context } from "../../trpc/context.ts";
 import { authedProcedure, router, withPermission } from "../../trpc/init.ts";
-import { handOverSession } from "../email-password/email-password.router.ts";
-import type { ResolvedSession } from "../../core/session/sessions.ts";
-import { publicSession, publicUser } from "../../core/session/view.ts";
-import { sessionCookieMaxAgeSec } from "../../core/session/cookie.ts";
-import { userRow } from "../../core/session/user-row.ts";
+import { handOverSession } from "../../trpc/effects.ts";
+import { type Action, actorOf, assertPermission, getUser, hasPermission, publicSession, publicUser, type ResolvedSession, type Resource, sessionCookieMaxAgeSec, userRow } from "../../core/index.ts";
 import * as schema from "./admin.schema.ts";
-import { actorOf, listAuditEvents } from "./audit.service.ts";
+import { listAuditEvents } from "./audit-events.service.ts";
 import * as bans from "./bans.service.ts";
 import * as impersonation from "./impersonation.service.ts";
 import { listUsers } from "./list-users.service.ts";
-import { assertPermission, hasPermission, type Action, type Resource } from "../../core/permissions.ts";
 import * as sessions from "./sessions.service.ts";
 import * as records from "./user-records.service.ts";
 import * as users from "./users.service.ts";
@@ -43,7 +38,7 @@ export const adminRouter = router({
 
   getUser: withPermission("user", ["get"])
     .input(schema.getUserInput)
-    .query(async ({ ctx, input }) => userOut(await sessions.getUser(ctx.em, input.id))),
+    .query(async ({ ctx, input }) => userOut(await getUser(ctx.em, input.id))),
 
   updateUser: withPermission("user", ["update"])
     .input(schema.updateUserInput)
@@ -53,15 +48,6 @@ export const adminRouter = router({
       if (data.email !== undefined || data.emailVerified !== undefined) alsoNeeds(ctx, "user", ["set-email"]);
       if (data.banned !== undefined || data.banReason !== undefined || data.banExpires !== undefined) alsoNeeds(ctx, "user", ["ban"]);
       return userOut(await users.updateUser(ctx.app, ctx.em, actor(ctx), input.userId, data));
-    }),
-
-  // A credential reset like set-user-password (it lets a password alone in again), so the same permission.
-  resetTwoFactor: withPermission("user", ["set-password"])
-    .input(schema.userIdInput)
-    .mutation(async ({ ctx, input }) => {
-      if (ctx.auth.session.impersonatedBy) throw new AuthError("IMPERSONATION_NOT_ALLOWED");
-      await users.resetTwoFactor(ctx.app, ctx.em, actor(ctx), input.userId);
-      return { success: true as const };
     }),
 
   setRole: withPermission("user", ["set-role"])

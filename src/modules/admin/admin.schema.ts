@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { formBoolean, password, userImage } from "../../trpc/schema.ts";
+import { USER_LIST_FIELDS } from "../../db/user-list.ts";
 
 /*
  * Inputs of the admin procedures: better-auth's admin plugin shapes (CONTRACT.md §6). GET
@@ -125,7 +126,7 @@ export const hasPermissionInput = z
   });
 
 /** The user columns list-users may search, filter and sort on (nothing else reaches SQL). */
-export const USER_FIELDS = ["id", "email", "name", "username", "role", "banned", "emailVerified", "createdAt", "updatedAt"] as const;
+export const USER_FIELDS = USER_LIST_FIELDS;
 export type UserField = (typeof USER_FIELDS)[number];
 export const FILTER_OPERATORS = ["eq", "ne", "lt", "lte", "gt", "gte", "in", "not_in", "contains", "starts_with", "ends_with"] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];

@@ -1,8 +1,7 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { AuthError } from "../../errors.ts";
-import type { Actor } from "./audit.service.ts";
-import { endSessionsOf } from "./sessions.service.ts";
+import { endSessionsOf, type Actor } from "../../core/index.ts";
 import { changeUser } from "./users.service.ts";
 
 export interface BanInput {
@@ -20,9 +19,9 @@ export interface BanInput {
 export function banUser(app: App, em: EntityManager, actor: Actor, input: BanInput) {
   const banExpires = input.banExpiresIn === undefined ? null : new Date(app.clock.now().getTime() + input.banExpiresIn * 1000);
   const banReason = input.banReason || "No reason";
-  return changeUser(app, em, actor, input.userId, "ban-user", async (user, tx, alsoEvict) => {
+  return changeUser(app, em, actor, input.userId, "ban-user", async (user, tx) => {
     if (user.id === actor.userId) throw new AuthError("YOU_CANNOT_BAN_YOURSELF");
-    alsoEvict.push(...(await endSessionsOf(app, tx, user.id)));
+    await endSessionsOf(app, tx, user.id);
     return { set: { banned: true, banReason, banExpires }, metadata: { banReason, banExpires: banExpires?.toISOString() ?? null } };
   });
 }

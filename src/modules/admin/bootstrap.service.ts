@@ -5,9 +5,7 @@ import { hashPassword } from "../../crypto/password.ts";
 import { Account, User } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
-import { checkPasswordLength, parseEmail } from "../../core/identity.ts";
-import { CREDENTIAL_PROVIDER, credentialAccount } from "../email-password/email-password.service.ts";
-import { recordAudit, type Actor } from "./audit.service.ts";
+import { type Actor, checkPasswordLength, credentialAccount, parseEmail, recordAudit } from "../../core/index.ts";
 
 export interface CreateAdminInput {
   email: string;

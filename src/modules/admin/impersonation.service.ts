@@ -1,20 +1,9 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { Session, User } from "../../db/entities/index.ts";
+import { User } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
-import {
-  isBanActive,
-  issueSession,
-  resolveSession,
-  type RequestInfo,
-  type ResolvedSession,
-  bannedUser,
-} from "../../core/session/sessions.ts";
-import { recordAudit, type Actor } from "./audit.service.ts";
-import { isAdminUser } from "../../core/permissions.ts";
-import { getUser } from "./sessions.service.ts";
-import { userRow } from "../../core/session/user-row.ts";
+import { type Actor, bannedUser, getUser, isAdminUser, isBanActive, issueSession, recordAudit, type RequestInfo, type ResolvedSession, resolveSession, revokeOwnSession, userChanged, userRow } from "../../core/index.ts";
 
 export interface ImpersonateInput {
   userId: string;
@@ -53,7 +42,7 @@ export async function impersonateUser(app: App, em: EntityManager, actor: Actor 
     });
     return issued;
   });
-  app.sessionCache.evictUser(target.id);
+  userChanged(app, em, target.id);
   const user = liftsBan ? { ...userRow(target), banned: false, banReason: null, banExpires: null, updatedAt: now } : target;
   return { issued, user };
 }
@@ -84,7 +73,7 @@ export async function stopImpersonating(
   const kept = own && own.user.id === adminId && !own.session.impersonatedBy ? own : null;
   const actor: Actor = { userId: auth.user.id, impersonatorId: adminId, ip: req.ip, userAgent: req.userAgent };
   await inTransaction(em, async (tx) => {
-    await tx.nativeDelete(Session, { id: auth.session.id });
+    await revokeOwnSession(app, tx, auth.user.id, { id: auth.session.id });
     await recordAudit(tx, app.clock, actor, {
       action: "stop-impersonating",
       targetType: "user",
@@ -92,7 +81,6 @@ export async function stopImpersonating(
       metadata: { sessionId: auth.session.id, restored: kept ? "admin_session" : "none" },
     });
   });
-  app.sessionCache.evictUser(auth.user.id);
   if (!kept) return { kind: "ended" };
   return { kind: "restored", token: adminToken!, auth: kept };
 }

@@ -1,31 +1,9 @@
-import { LockMode } from "../../db/mikro-orm.ts";
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { Session, User, type ISession, type IUser } from "../../db/entities/index.ts";
+import { Session, type ISession } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
-import { publicSession } from "../../core/session/view.ts";
-import { endImpersonationsBy, revokeAllSessions } from "../../core/session/sessions.ts";
-import { listedToken, sessionRefOf } from "../../core/session/handles.ts";
-import { recordAudit, type Actor } from "./audit.service.ts";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Ids come from callers: anything but a UUID is simply not found (PostgreSQL would reject it). */
-export function isUuid(id: string): boolean {
-  return UUID.test(id);
-}
-
-/** `lock`: FOR UPDATE on PostgreSQL, for a transaction that changes the user (SQLite ignores it: one writer at a time). */
-export async function findUser(em: EntityManager, id: string, lock = false): Promise<IUser | null> {
-  return isUuid(id) ? em.findOne(User, { id }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) : null;
-}
-
-export async function getUser(em: EntityManager, id: string, lock = false): Promise<IUser> {
-  const user = await findUser(em, id, lock);
-  if (!user) throw new AuthError("USER_NOT_FOUND");
-  return user;
-}
+import { type Actor, endSession, isUuid, listedToken, publicSession, recordAudit, revokeAllSessions, sessionRefOf } from "../../core/index.ts";
 
 export function sessionOut(s: ISession) {
   return publicSession({
@@ -37,17 +15,6 @@ export function sessionOut(s: ISession) {
   });
 }
 
-/**
- * Every session that acts as the user: their own, and the impersonations they started (those
- * carry the user's authority too). Ban and removal end both. Returns the users whose cached
- * sessions the caller evicts again once its transaction commits.
- */
-export async function endSessionsOf(app: App, em: EntityManager, userId: string): Promise<string[]> {
-  await revokeAllSessions(app, em, userId);
-  return [...new Set([userId, ...(await endImpersonationsBy(app, em, userId))])];
-}
-
-export { endImpersonationsBy };
 
 /**
  * Admin view: every live session of the user, impersonations included (they show `impersonatedBy`).
@@ -75,7 +42,7 @@ export async function revokeUserSession(app: App, em: EntityManager, actor: Acto
   const session = where ? await em.findOne(Session, where) : null;
   if (!session) throw new AuthError("SESSION_NOT_FOUND");
   await inTransaction(em, async (tx) => {
-    await tx.nativeDelete(Session, { id: session.id });
+    await endSession(app, tx, session);
     await recordAudit(tx, app.clock, actor, {
       action: "revoke-user-session",
       targetType: "session",
@@ -83,7 +50,6 @@ export async function revokeUserSession(app: App, em: EntityManager, actor: Acto
       metadata: { userId: session.user.id },
     });
   });
-  app.sessionCache.evictDigest(session.tokenHash);
 }
 
 /**
@@ -100,5 +66,4 @@ export async function revokeUserSessions(app: App, em: EntityManager, actor: Act
       metadata: { revoked: deleted },
     });
   });
-  app.sessionCache.evictUser(userId);
 }

@@ -1,7 +1,6 @@
 import type { EntityManager } from "@mikro-orm/core";
 import { DeviceCode, type IDeviceCode } from "../../db/entities/index.ts";
-import { listAccounts } from "../oauth/accounts.service.ts";
-import { isUuid } from "./sessions.service.ts";
+import { isUuid, listAccounts } from "../../core/index.ts";
 
 /*
  * What the admin console's user page shows besides sessions: the user's linked accounts and the

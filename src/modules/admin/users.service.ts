@@ -6,15 +6,8 @@ import { Account, User, type IUser } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
-import { checkPasswordLength, parseEmail, parseUsername } from "../../core/identity.ts";
-import { CREDENTIAL_PROVIDER, credentialAccount } from "../email-password/email-password.service.ts";
-import { newUserRow } from "../../core/session/user-row.ts";
+import { type Actor, addressChanged, type AuditAction, checkPasswordLength, credentialAccount, deleteUserAndEverything, endImpersonationsBy, endSessionsOf, getUser, hasPermission, isUuid, newUserRow, parseEmail, parseUsername, passwordChanged, recordAudit, storePassword, userChanged } from "../../core/index.ts";
 import type { UpdateUserData } from "./admin.schema.ts";
-import { recordAudit, type Actor } from "./audit.service.ts";
-import { hasPermission } from "../../core/permissions.ts";
-import { addressChanged, deleteUserAndEverything, passwordChanged } from "../../core/holdings.ts";
-import { removeTwoFactor } from "../two-factor/enrollment.service.ts";
-import { endImpersonationsBy, endSessionsOf, getUser, isUuid } from "./sessions.service.ts";
 
 /** `"a,b"` or `["a", "b"]` → `"a,b"`; every name must be a configured role (better-auth's rule). */
 export function parseRoles(app: App, value: string | string[]): string {
@@ -80,46 +73,43 @@ export interface UserChange {
 
 /**
  * Loads the user, applies `change` and records `action` (with the change's metadata), all in
- * one transaction. After the commit, evicts the cached sessions of the user and of every user
- * `change` pushed to `alsoEvict` (targets of ended impersonations). Returns the changed user.
+ * one transaction; the user's cached sessions go (core/session/revoke.ts userChanged). Returns
+ * the changed user.
  */
 export async function changeUser(
   app: App,
   em: EntityManager,
   actor: Actor,
   userId: string,
-  action: string,
-  change: (user: IUser, tx: EntityManager, alsoEvict: string[]) => Promise<UserChange> | UserChange,
+  action: AuditAction,
+  change: (user: IUser, tx: EntityManager) => Promise<UserChange> | UserChange,
 ): Promise<IUser> {
-  const alsoEvict: string[] = [];
-  const updated = await mapUniqueViolation(() =>
+  return mapUniqueViolation(() =>
     inTransaction(em, async (tx) => {
       // Locked first: a sign-in inserting a session waits for this change (ban) to commit, or
       // commits first and then sees its session ended (email-password.service). Read outside
       // the identity map: the row is a value here, the change is written by the update below.
       const user = isUuid(userId) ? await tx.findOne(User, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true }) : null;
       if (!user) throw new AuthError("USER_NOT_FOUND");
-      const { set, metadata } = await change(user, tx, alsoEvict);
+      const { set, metadata } = await change(user, tx);
       const updatedAt = app.clock.now();
       await tx.nativeUpdate(User, { id: userId }, { ...set, updatedAt });
       await recordAudit(tx, app.clock, actor, { action, targetType: "user", targetId: userId, metadata });
+      userChanged(app, tx, userId);
       return Object.assign(user, set, { updatedAt });
     }),
   );
-  for (const id of new Set([userId, ...alsoEvict])) app.sessionCache.evictUser(id);
-  return updated;
 }
 
 /** An admin who loses `user: ["impersonate"]` stops impersonating at once: their impersonation sessions end. */
-async function endLostImpersonations(app: App, tx: EntityManager, user: { id: string; role: string }): Promise<string[]> {
-  if (hasPermission(app.config.admin, user, { user: ["impersonate"] })) return [];
-  return endImpersonationsBy(app, tx, user.id);
+async function endLostImpersonations(app: App, tx: EntityManager, user: { id: string; role: string }): Promise<void> {
+  if (!hasPermission(app.config.admin, user, { user: ["impersonate"] })) await endImpersonationsBy(app, tx, user.id);
 }
 
 export function setRole(app: App, em: EntityManager, actor: Actor, userId: string, value: string | string[]) {
   const role = parseRoles(app, value);
-  return changeUser(app, em, actor, userId, "set-role", async (user, tx, alsoEvict) => {
-    alsoEvict.push(...(await endLostImpersonations(app, tx, { id: user.id, role })));
+  return changeUser(app, em, actor, userId, "set-role", async (user, tx) => {
+    await endLostImpersonations(app, tx, { id: user.id, role });
     return { set: { role }, metadata: { role, previous: user.role } };
   });
 }
@@ -144,10 +134,10 @@ export async function updateUser(app: App, em: EntityManager, actor: Actor, user
   if (data.banned !== undefined) changes.banned = data.banned;
   if (data.banReason !== undefined) changes.banReason = data.banReason;
   if (data.banExpires !== undefined) changes.banExpires = data.banExpires === null ? null : new Date(data.banExpires);
-  return changeUser(app, em, actor, userId, "update-user", async (user, tx, alsoEvict) => {
+  return changeUser(app, em, actor, userId, "update-user", async (user, tx) => {
     // A ban through update-user ends sessions like ban-user does.
-    if (data.banned === true) alsoEvict.push(...(await endSessionsOf(app, tx, userId)));
-    else if (changes.role !== undefined) alsoEvict.push(...(await endLostImpersonations(app, tx, { id: user.id, role: changes.role })));
+    if (data.banned === true) await endSessionsOf(app, tx, userId);
+    else if (changes.role !== undefined) await endLostImpersonations(app, tx, { id: user.id, role: changes.role });
     if (changes.email !== undefined && changes.email !== user.email) await addressChanged(tx, userId);
     return { set: changes, metadata: { fields: Object.keys(changes) } };
   });
@@ -160,40 +150,20 @@ export async function setUserPassword(app: App, em: EntityManager, actor: Actor,
   const passwordHash = await hashPassword(newPassword);
   const now = app.clock.now();
   await inTransaction(em, async (tx) => {
-    const updated = await tx.nativeUpdate(
-      Account,
-      { user: userId, providerId: CREDENTIAL_PROVIDER },
-      { password: passwordHash, updatedAt: now },
-    );
-    if (updated === 0) await tx.insert(Account, credentialAccount(userId, passwordHash, now));
-    await passwordChanged(tx, userId);
-    await recordAudit(tx, app.clock, actor, { action: "set-user-password", targetType: "user", targetId: userId, metadata: { created: updated === 0 } });
+    const created = await storePassword(tx, userId, passwordHash, now);
+    await passwordChanged(app, tx, userId);
+    await recordAudit(tx, app.clock, actor, { action: "set-user-password", targetType: "user", targetId: userId, metadata: { created } });
+    userChanged(app, tx, userId);
   });
-  app.sessionCache.evictUser(userId);
 }
 
 /** Deletes the user; sessions and accounts go with it (explicitly, and by the foreign keys' cascade). */
 export async function removeUser(app: App, em: EntityManager, actor: Actor, userId: string): Promise<void> {
   if (userId === actor.userId) throw new AuthError("YOU_CANNOT_REMOVE_YOURSELF");
   const user = await getUser(em, userId);
-  const ended = await inTransaction(em, async (tx) => {
-    const { deleted, evict: ended } = await deleteUserAndEverything(app, tx, userId);
-    if (!deleted) throw new AuthError("USER_NOT_FOUND"); // removed by a concurrent request: one audit record
-    await recordAudit(tx, app.clock, actor, { action: "remove-user", targetType: "user", targetId: userId, metadata: { email: user.email } });
-    return ended;
-  });
-  for (const id of ended) app.sessionCache.evictUser(id);
-}
-
-/**
- * Turns the user's two-factor off and forgets everything it held (enrollment, backup codes,
- * pending sign-ins, trusted devices): for a user who lost their authenticator. Audited.
- */
-export async function resetTwoFactor(app: App, em: EntityManager, actor: Actor, userId: string): Promise<void> {
-  await getUser(em, userId);
   await inTransaction(em, async (tx) => {
-    await removeTwoFactor(app, tx, userId);
-    await recordAudit(tx, app.clock, actor, { action: "reset-two-factor", targetType: "user", targetId: userId });
+    // Removed by a concurrent request: one audit record.
+    if (!(await deleteUserAndEverything(app, tx, userId))) throw new AuthError("USER_NOT_FOUND");
+    await recordAudit(tx, app.clock, actor, { action: "remove-user", targetType: "user", targetId: userId, metadata: { email: user.email } });
   });
-  app.sessionCache.evictUser(userId);
 }

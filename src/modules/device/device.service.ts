@@ -6,8 +6,7 @@ import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { DeviceCode, User, type IDeviceCode } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { AuthError, OAuthError } from "../../errors.ts";
-import { bannedUser, isBanActive, issueSession, type RequestInfo } from "../../core/session/sessions.ts";
-import { userRow } from "../../core/session/user-row.ts";
+import { bannedUser, isBanActive, issueSession, type RequestInfo, userRow } from "../../core/index.ts";
 import { formatUserCode, generateUserCode, normalizeUserCode, verificationUris } from "./device.rules.ts";
 
 export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";

@@ -1,21 +1,14 @@
 import type { Context } from "../../trpc/context.ts";
+import { handOverSession } from "../../trpc/effects.ts";
 import { publicProcedure, router } from "../../trpc/init.ts";
-import { assertSafeCallback } from "../../security/origins.ts";
-import { publicUser } from "../../core/session/view.ts";
+import { publicUser, type SignedIn } from "../../core/index.ts";
 import * as schema from "./email-password.schema.ts";
 import * as service from "./email-password.service.ts";
-import { handOverSecondStep, TRUST_COOKIE_NAME } from "../../trpc/second-step.ts";
+import { handOverSecondStep, TRUST_COOKIE } from "../../trpc/second-step.ts";
 
-/** The edge: cookie and `set-auth-token` for a freshly issued session. */
-export function handOverSession(ctx: Context, signedIn: { token: string | null; cookieMaxAgeSec: number | null }) {
-  if (!signedIn.token) return;
-  ctx.effects.sessionCookie = { token: signedIn.token, maxAgeSec: signedIn.cookieMaxAgeSec };
-  ctx.effects.authToken = signedIn.token;
-}
 
 export const signUpRouter = router({
   email: publicProcedure.input(schema.signUpEmailInput).mutation(async ({ ctx, input }) => {
-    assertSafeCallback(ctx.app, input.callbackURL);
     const result = await service.signUp(ctx.app, ctx.req, input);
     handOverSession(ctx, result);
     return { token: result.token, user: publicUser(result.user) };
@@ -23,14 +16,14 @@ export const signUpRouter = router({
 });
 
 /** A password sign-in's answer: the session, or better-auth's `{ twoFactorRedirect, twoFactorMethods }`. */
-function signedIn(ctx: Context, result: service.SignedIn, callbackURL: string | undefined) {
+function signedIn(ctx: Context, result: SignedIn, callbackURL: string | undefined) {
   handOverSecondStep(ctx, result.secondStep);
   if (result.secondStep?.kind === "pending") return { twoFactorRedirect: true as const, twoFactorMethods: result.secondStep.methods };
   handOverSession(ctx, result);
   return signedInBody(result, callbackURL);
 }
 
-function signedInBody(result: service.SignedIn, callbackURL: string | undefined) {
+function signedInBody(result: SignedIn, callbackURL: string | undefined) {
   return {
     redirect: Boolean(callbackURL),
     token: result.token,
@@ -41,13 +34,11 @@ function signedInBody(result: service.SignedIn, callbackURL: string | undefined)
 
 export const signInRouter = router({
   email: publicProcedure.input(schema.signInEmailInput).mutation(async ({ ctx, input }) => {
-    assertSafeCallback(ctx.app, input.callbackURL);
-    const result = await service.signInEmail(ctx.app, () => ctx.em, ctx.req, { ...input, trustCookie: ctx.readCookie(TRUST_COOKIE_NAME) });
+    const result = await service.signInEmail(ctx.app, () => ctx.em, ctx.req, { ...input, trustCookie: ctx.readCookie(TRUST_COOKIE) });
     return signedIn(ctx, result, input.callbackURL);
   }),
   username: publicProcedure.input(schema.signInUsernameInput).mutation(async ({ ctx, input }) => {
-    assertSafeCallback(ctx.app, input.callbackURL);
-    const result = await service.signInUsername(ctx.app, () => ctx.em, ctx.req, { ...input, trustCookie: ctx.readCookie(TRUST_COOKIE_NAME) });
+    const result = await service.signInUsername(ctx.app, () => ctx.em, ctx.req, { ...input, trustCookie: ctx.readCookie(TRUST_COOKIE) });
     return signedIn(ctx, result, input.callbackURL);
   }),
 });

@@ -4,30 +4,12 @@ import type { App } from "../../app.ts";
 import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from "../../crypto/password.ts";
 import { User } from "../../db/entities/index.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
+import { lockBanState } from "../../db/ban-lock.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
-import { bannedUser, isBanActive, issueSession, newSession, type RequestInfo } from "../../core/session/sessions.ts";
-import { sendsVerificationOnSignUp, sendVerificationLater } from "../verification/email-verification.service.ts";
-import { checkPasswordLength, parseEmail, parseUsername } from "../../core/identity.ts";
-import { hasSecondStep, secondStep, type SecondStep } from "../../core/sign-in-gate.ts";
-import { newUserRow } from "../../core/session/user-row.ts";
+import { bannedUser, checkPasswordLength, hasSecondStep, isBanActive, issueSession, newSession, newUserRow, parseEmail, parseUsername, type RequestInfo, secondStep, sendsVerificationOnSignUp, sendVerificationLater, type SignedIn, userChanged } from "../../core/index.ts";
 import { equalizeFailedCheck, upgradePasswordHash } from "./legacy-hashes.ts";
-
-export const CREDENTIAL_PROVIDER = "credential";
-
-/** The row of a password account: provider "credential", account id = user id. */
-export function credentialAccount(userId: string, passwordHash: string, now: Date) {
-  return {
-    id: randomUUID(),
-    user: userId,
-    providerId: CREDENTIAL_PROVIDER,
-    accountId: userId,
-    password: passwordHash,
-    createdAt: now,
-    updatedAt: now,
-  };
-}
 
 export interface SignUpInput {
   name: string;
@@ -43,14 +25,6 @@ export interface SignUpInput {
 
 /** The request id (set by the HTTP layer) tags the log line of a failed verification send; Accept-Language sets its locale. */
 type RequestMeta = RequestInfo & { requestId?: string; acceptLanguage?: string | null };
-
-export interface SignedIn {
-  token: string | null;
-  cookieMaxAgeSec: number | null;
-  user: UserRow;
-  /** Password sign-in of a user with two-factor on: a pending sign-in instead of a session (token null). */
-  secondStep?: SecondStep;
-}
 
 export async function signUp(app: App, req: RequestMeta, input: SignUpInput): Promise<SignedIn> {
   const { config } = app;
@@ -142,7 +116,7 @@ export async function signInWithPassword(
   // An expired ban still on record (lifted here) or a second step: the same guarantee, in a
   // transaction that reads the ban state FOR SHARE first.
   const signedIn = await inTransaction(em(), async (tx) => {
-    const current = await lockBanState(app, tx, user.id);
+    const current = await lockBanState(tx, app.dialect, user.id);
     if (!current) throw new AuthError(failure); // removed meanwhile
     if (isBanActive(current, now)) throw bannedUser(app);
     let signedInUser: UserRow = user;
@@ -152,30 +126,13 @@ export async function signInWithPassword(
       signedInUser = { ...user, banned: false, banReason: null, banExpires: null, updatedAt: now };
     }
     // Two-factor (CONTRACT.md §10): the password alone ends in a pending sign-in, not a session.
-    const step = await secondStep(app, tx, user, rememberMe ?? true, opts.trustCookie);
+    const step = await secondStep(app, tx, user, "password", { rememberMe: rememberMe ?? true, trustCookie: opts.trustCookie });
     if (step.kind === "pending") return { token: null, cookieMaxAgeSec: null, user: signedInUser, secondStep: step };
     const issued = await issueSession(app, tx, req, { userId: user.id, rememberMe });
     return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user: signedInUser, secondStep: step };
   });
-  if (user.banned) app.sessionCache.evictUser(user.id);
+  if (user.banned) userChanged(app, em(), user.id);
   return signedIn;
-}
-
-/** The user's ban columns, read FOR SHARE on PostgreSQL (SQLite runs one transaction at a time). */
-async function lockBanState(app: App, tx: EntityManager, userId: string): Promise<{ banned: boolean; banExpires: Date | null } | null> {
-  const lock = app.config.databaseUrl.startsWith("sqlite:") ? "" : " for share";
-  const rows = await tx.getConnection().execute<{ banned: unknown; ban_expires: unknown }[]>(
-    `select banned, ban_expires from users where id = ?${lock}`,
-    [userId],
-    "all",
-    tx.getTransactionContext(),
-  );
-  const row = rows[0];
-  if (!row) return null;
-  return {
-    banned: row.banned === true || row.banned === 1,
-    banExpires: row.ban_expires === null || row.ban_expires === undefined ? null : new Date(row.ban_expires as string | number | Date),
-  };
 }
 
 interface SignInInput {

@@ -1,31 +1,14 @@
 import type { App } from "../../app.ts";
-import { shippedMigrations, type Dialect } from "../../db/orm.ts";
+import { missingMigrations } from "../../db/readiness.ts";
 import { AuthError } from "../../errors.ts";
 import { publicProcedure } from "../../trpc/init.ts";
 
 /** A database that does not answer within this time is not ready. */
 export const READY_TIMEOUT_MS = 2000;
 
-/** The migrations this code ships, per dialect: read from disk once (they change only with a deploy). */
-const shipped = new Map<Dialect, string[]>();
-
-function shippedFor(app: App): string[] {
-  const dialect: Dialect = app.orm.config.get("clientUrl") ? "postgresql" : "sqlite";
-  let names = shipped.get(dialect);
-  if (!names) shipped.set(dialect, (names = shippedMigrations(dialect)));
-  return names;
-}
-
-/**
- * One round trip: the applied migrations. Fails when the database does not answer, or when a
- * migration this code needs is not applied yet: a migration still running (its transaction
- * uncommitted) or not started. An instance of an older version stays ready while a newer one
- * migrates (its own migrations are all there), so a rolling deploy keeps serving.
- */
+/** The database answers and every migration this code ships is applied. */
 async function checkSchema(app: App): Promise<void> {
-  const rows = (await app.orm.em.getConnection().execute("select name from mikro_orm_migrations")) as { name: string }[];
-  const applied = new Set(rows.map((r) => r.name.replace(/\.(ts|js)$/, "")));
-  const pending = shippedFor(app).filter((name) => !applied.has(name));
+  const pending = await missingMigrations(app.orm, app.dialect);
   if (pending.length > 0) throw new Error(`migrations not applied yet: ${pending.join(", ")}`);
 }
 

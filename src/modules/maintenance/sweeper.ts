@@ -1,5 +1,6 @@
 import type { App } from "../../app.ts";
-import { PURGE_AFTER_MS as DEVICE_CODE_GRACE_MS } from "../device/device.service.ts";
+import { sweeperOf, type SweepTable } from "../../db/sweep.ts";
+import { DEVICE_CODE_GRACE_MS } from "../device/index.ts";
 
 export interface SweepResult {
   sessions: number;
@@ -34,15 +35,10 @@ export interface SweeperOptions {
  */
 export const SWEEP_BUDGET_MS = 60_000;
 
-interface Target {
+interface Target extends SweepTable {
   name: keyof SweepResult;
-  table: string;
-  /** The expiry (or age) column; every swept table has an index on it. */
-  column: string;
   /** The cutoff for this table, from now (ms since the epoch). */
   cutoff(nowMs: number): number;
-  /** Epoch milliseconds column (rate limits), or a datetime column. */
-  epochMs?: boolean;
 }
 
 const TARGETS: Target[] = [
@@ -72,20 +68,6 @@ function targetsOf(auditRetentionDays: number | null): Target[] {
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * One bounded batch: at most `limit` expired rows, picked by the expiry index.
- * PostgreSQL: by physical row address (a TID scan, no second index lookup per row), skipping
- * rows another transaction holds (two sweeping instances never wait on each other, nor on a
- * request); the rows picked are locked by this statement until it deletes them.
- * SQLite: by rowid; one writer at a time, so nothing else can touch them in between.
- */
-function batchSql(target: Target, sqlite: boolean): string {
-  const { table, column } = target;
-  return sqlite
-    ? `delete from ${table} where rowid in (select rowid from ${table} where ${column} < ? limit ?)`
-    : `delete from ${table} where ctid = any(array(select ctid from ${table} where ${column} < ? limit ? for update skip locked))`;
-}
-
-/**
  * Deletes expired rows in bounded batches: each statement deletes at most `sweeper.batchSize`
  * rows (its own short transaction; requests are served between batches). A sweep goes round
  * the tables one batch each until every table is done or the time budget is spent. Several
@@ -95,19 +77,10 @@ export function createSweeper(app: App, options: SweeperOptions = {}): Sweeper {
   const { intervalSec, batchSize, auditRetentionDays } = app.config.sweeper;
   const budgetMs = options.budgetMs ?? SWEEP_BUDGET_MS;
   const targets = targetsOf(auditRetentionDays);
-  const sqlite = app.config.databaseUrl.startsWith("sqlite:");
-  const statements = new Map(targets.map((t) => [t.name, batchSql(t, sqlite)]));
+  const deleteBatch = sweeperOf(app.orm, app.dialect);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<SweepResult> | undefined;
   let stopped = false;
-
-  async function deleteBatch(target: Target, nowMs: number): Promise<number> {
-    const cutoffMs = target.cutoff(nowMs);
-    // SQLite keeps datetimes as epoch ms; PostgreSQL compares a timestamptz with an ISO string.
-    const cutoff = target.epochMs || sqlite ? cutoffMs : new Date(cutoffMs).toISOString();
-    const res = await app.orm.em.getConnection().execute<{ affectedRows: number }>(statements.get(target.name)!, [cutoff, batchSize], "run");
-    return res.affectedRows;
-  }
 
   async function sweep(): Promise<SweepResult> {
     const nowMs = app.clock.now().getTime();
@@ -117,7 +90,7 @@ export function createSweeper(app: App, options: SweeperOptions = {}): Sweeper {
     while (pending.length > 0 && !stopped) {
       const next: Target[] = [];
       for (const target of pending) {
-        const deleted = await deleteBatch(target, nowMs);
+        const deleted = await deleteBatch(target, target.cutoff(nowMs), batchSize);
         result[target.name] += deleted;
         // A short batch means nothing expired is left (as of this sweep's clock).
         if (deleted === batchSize) next.push(target);

@@ -5,11 +5,11 @@ import { Account, User, type IAccount } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
 import { splitScopes, type OAuthProvider } from "../../social-providers/index.ts";
-import { CREDENTIAL_PROVIDER } from "../email-password/email-password.service.ts";
 import { rememberIssuedIdToken } from "./id-token-ledger.ts";
 import { providerFailure } from "./oauth.service.ts";
 import { getProvider, oauthRuntime } from "./runtime.ts";
 import { openTokens, resealKept, sealTokens, type OpenedTokens } from "./tokens.ts";
+import { CREDENTIAL_PROVIDER } from "../../core/index.ts";
 
 /** get-access-token refreshes first when the token expires within this (CONTRACT.md §5). */
 export const REFRESH_MARGIN_MS = 5_000;
@@ -17,24 +17,6 @@ export const REFRESH_MARGIN_MS = 5_000;
 export interface AccountRef {
   providerId: string;
   accountId?: string | undefined;
-}
-
-/** CONTRACT.md §2: never a token or a password hash. */
-export function publicAccount(a: IAccount) {
-  return {
-    id: a.id,
-    providerId: a.providerId,
-    accountId: a.accountId,
-    userId: a.user.id,
-    scopes: splitScopes(a.scope),
-    createdAt: a.createdAt.toISOString(),
-    updatedAt: a.updatedAt.toISOString(),
-  };
-}
-
-export async function listAccounts(em: EntityManager, userId: string) {
-  const accounts = await em.find(Account, { user: userId }, { orderBy: { createdAt: "asc", id: "asc" } });
-  return accounts.map(publicAccount);
 }
 
 /** One of the caller's accounts at a configured provider (400 PROVIDER_NOT_FOUND otherwise). */

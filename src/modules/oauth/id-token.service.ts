@@ -3,7 +3,7 @@ import type { App } from "../../app.ts";
 import { User, type IUser } from "../../db/entities/index.ts";
 import { AuthError } from "../../errors.ts";
 import { IdTokenRefusal, isTokenRejection, type OAuthProvider, type ProviderProfile, type VerifiedIdToken } from "../../social-providers/index.ts";
-import type { RequestInfo } from "../../core/session/sessions.ts";
+import type { RequestInfo } from "../../core/index.ts";
 import { spendIdToken } from "./id-token-ledger.ts";
 import { linkToUser, signInWithProvider, type ProviderLogin, type SocialSignIn } from "./linking.service.ts";
 import { profileEmail, providerFailure } from "./oauth.service.ts";

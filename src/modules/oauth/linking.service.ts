@@ -7,11 +7,8 @@ import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
 import type { OAuthProvider, StandardUserInfo } from "../../social-providers/index.ts";
-import { bannedUser, isBanActive, issueSession, type RequestInfo } from "../../core/session/sessions.ts";
-import { removeEverythingUserHolds } from "../../core/holdings.ts";
-import { userRow } from "../../core/session/user-row.ts";
+import { bannedUser, isBanActive, issueSession, removeEverythingUserHolds, type RequestInfo, secondStep, type SecondStep, userChanged, userRow } from "../../core/index.ts";
 import { oauthRuntime } from "./runtime.ts";
-import { secondStep, type SecondStep } from "../../core/sign-in-gate.ts";
 import { openTokens, resealKept, sealTokens, type GrantedTokens } from "./tokens.ts";
 
 /** A provider's answer at the callback (or a verified ID token): who the user is there, and the tokens it issued. */
@@ -40,10 +37,8 @@ export interface SocialSignIn {
  * user, a pending sign-in the second step completes (better-auth asks none after OAuth).
  */
 async function startSession(app: App, tx: EntityManager, req: RequestInfo, user: { id: string; twoFactorEnabled: boolean }) {
-  if (app.config.twoFactor.enforceOnSocial) {
-    const step = await secondStep(app, tx, user, true, null);
-    if (step.kind === "pending") return { token: null, cookieMaxAgeSec: null, secondStep: step };
-  }
+  const step = await secondStep(app, tx, user, "social", { rememberMe: true, trustCookie: null });
+  if (step.kind === "pending") return { token: null, cookieMaxAgeSec: null, secondStep: step };
   const issued = await issueSession(app, tx, req, { userId: user.id });
   return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec };
 }
@@ -191,9 +186,9 @@ async function resolveSignIn(app: App, tx: EntityManager, req: RequestInfo, logi
 }
 
 export async function signInWithProvider(app: App, em: EntityManager, req: RequestInfo, login: ProviderLogin): Promise<SocialSignIn> {
-  const { userChanged, ...signedIn } = await withUniqueRetry(em, (tx) => resolveSignIn(app, tx, req, login));
-  // Cached sessions carry the user row: evict again after the commit.
-  if (userChanged) app.sessionCache.evictUser(signedIn.userId);
+  const { userChanged: rowChanged, ...signedIn } = await withUniqueRetry(em, (tx) => resolveSignIn(app, tx, req, login));
+  // Cached sessions carry the user row (a lifted ban, a verified address).
+  if (rowChanged) userChanged(app, em, signedIn.userId);
   return signedIn;
 }
 

@@ -1,11 +1,9 @@
 import { actionLink, callbackWith } from "../../mail/links.ts";
-import { assertSafeCallback } from "../../security/origins.ts";
 import type { Context } from "../../trpc/context.ts";
 import { authedProcedure, lastingAccessProcedure, publicProcedure } from "../../trpc/init.ts";
-import { handOverSession } from "../email-password/email-password.router.ts";
+import { handOverSession } from "../../trpc/effects.ts";
 import { handOverSecondStep } from "../../trpc/second-step.ts";
-import { publicUser } from "../../core/session/view.ts";
-import { userRow } from "../../core/session/user-row.ts";
+import { listAccounts, publicUser, userRow } from "../../core/index.ts";
 import * as accounts from "./accounts.service.ts";
 import { renderErrorPage } from "./error-page.ts";
 import { linkWithIdToken, signInWithIdToken } from "./id-token.service.ts";
@@ -42,7 +40,6 @@ function idTokenAnswer(ctx: Context, { session, user }: Awaited<ReturnType<typeo
 
 export const oauthProcedures = {
   signInSocial: publicProcedure.input(schema.signInSocialInput).mutation(async ({ ctx, input }) => {
-    for (const url of [input.callbackURL, input.errorCallbackURL, input.newUserCallbackURL]) assertSafeCallback(ctx.app, url);
     if (input.idToken) return idTokenAnswer(ctx, await signInWithIdToken(ctx.app, ctx.em, ctx.req, { provider: input.provider, idToken: input.idToken }));
     const authorization = await service.startAuthorization(ctx.app, ctx.em, input);
     return authorizationAnswer(ctx, authorization, input.disableRedirect);
@@ -50,7 +47,6 @@ export const oauthProcedures = {
 
   /** With `idToken`, better-auth's direct link and its answer `{ url: "", status: true, redirect: false }`. */
   linkSocial: lastingAccessProcedure.input(schema.linkSocialInput).mutation(async ({ ctx, input }) => {
-    for (const url of [input.callbackURL, input.errorCallbackURL]) assertSafeCallback(ctx.app, url);
     if (input.idToken) {
       await linkWithIdToken(ctx.app, ctx.em, ctx.req, ctx.auth.user.id, { provider: input.provider, idToken: input.idToken });
       return { url: "", status: true as const, redirect: false as const };
@@ -115,7 +111,7 @@ export const oauthProcedures = {
     .input(schema.accountInfoInput)
     .query(({ ctx, input }) => accounts.accountInfo(ctx.app, ctx.em, ctx.req.requestId, ctx.auth.user.id, input ?? {})),
 
-  listAccounts: authedProcedure.query(({ ctx }) => accounts.listAccounts(ctx.em, ctx.auth.user.id)),
+  listAccounts: authedProcedure.query(({ ctx }) => listAccounts(ctx.em, ctx.auth.user.id)),
 
   /** The HTML page failed browser callbacks land on (the bridge writes the string as text/html). */
   errorPage: publicProcedure.input(schema.errorPageInput).query(({ input }) => renderErrorPage(input.error)),

@@ -4,14 +4,15 @@ import type { App } from "../../app.ts";
 import { sign, verify } from "../../crypto/signing.ts";
 import { constantTimeEqual, sha256 } from "../../crypto/tokens.ts";
 import { Verification } from "../../db/entities/index.ts";
-import { consumeVerification, storeVerification } from "../../core/single-use-tokens.ts";
+import { consumeVerification, storeVerification } from "../../core/index.ts";
 
 /**
  * The OAuth `state` (RFC 6749 §10.12, RFC 9700 §4.7): 256 random bits that go to the provider
  * and come back, and one verification row keyed by their SHA-256 that holds everything the
  * callback needs, the PKCE verifier included. Ten minutes to live, used up on first use.
  */
-const PURPOSE = "oauth-state";
+export const STATE_PURPOSE = "oauth-state";
+const PURPOSE = STATE_PURPOSE;
 export const STATE_TTL_MS = 10 * 60 * 1000;
 
 const stateValueSchema = z.object({

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { App } from "../../app.ts";
 import { constantTimeEqual, sha256 } from "../../crypto/tokens.ts";
 import { AuthError } from "../../errors.ts";
-import { consumeVerification, storeVerification } from "../../core/single-use-tokens.ts";
+import { consumeVerification, storeVerification } from "../../core/index.ts";
 
 /**
  * WebAuthn challenges (W3C WebAuthn L3 §13.4.3: random, at least 16 bytes, used once, verified

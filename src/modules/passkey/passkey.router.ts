@@ -1,24 +1,19 @@
 import type { Context } from "../../trpc/context.ts";
 import { moduleProcedures, router } from "../../trpc/init.ts";
-import { AuthError } from "../../errors.ts";
-import { handOverSession } from "../email-password/email-password.router.ts";
-import { publicSession, publicUser } from "../../core/session/view.ts";
-import { isFresh } from "../user/delete-user.service.ts";
+import { handOverSession } from "../../trpc/effects.ts";
+import { publicSession, publicUser } from "../../core/index.ts";
 import { CHALLENGE_COOKIE, CHALLENGE_TTL_SEC } from "./passkey.challenge.ts";
 import * as schema from "./passkey.schema.ts";
 import * as service from "./passkey.service.ts";
 
 /** better-auth's passkey plugin endpoints (rest-bridge/routes.ts, `// passkey`); 404 when `passkey.enabled` is false. */
-const procedures = moduleProcedures((config) => config.passkey.enabled);
+const procedures = moduleProcedures("passkey", (config) => config.passkey.enabled);
 
 /**
- * Adding a passkey creates lasting access: the user's own session (CONTRACT.md §6), signed in
- * within `session.freshAgeSec` (better-auth's freshSessionMiddleware: 403 SESSION_NOT_FRESH).
+ * Adding a passkey creates lasting access: the user's own session (docs/wire-contract.md §6),
+ * signed in within `session.freshAgeSec` (better-auth's freshSessionMiddleware: 403 SESSION_NOT_FRESH).
  */
-const freshAccess = procedures.lastingAccess.use(({ ctx, next }) => {
-  if (!isFresh(ctx.app, ctx.auth)) throw new AuthError("SESSION_NOT_FRESH");
-  return next();
-});
+const freshAccess = procedures.fresh;
 
 function setChallengeCookie(ctx: Context, token: string): void {
   (ctx.effects.cookies ??= []).push({ name: CHALLENGE_COOKIE, value: token, maxAgeSec: CHALLENGE_TTL_SEC });

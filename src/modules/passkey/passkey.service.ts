@@ -6,8 +6,7 @@ import { Passkey, User } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
-import { bannedUser, isBanActive, issueSession, type IssuedSession, type RequestInfo } from "../../core/session/sessions.ts";
-import { userRow } from "../../core/session/user-row.ts";
+import { bannedUser, isBanActive, type IssuedSession, issueSession, type RequestInfo, userChanged, userRow } from "../../core/index.ts";
 import * as ceremony from "./passkey.ceremony.ts";
 import { consumeChallenge, saveChallenge } from "./passkey.challenge.ts";
 import { joinTransports, publicPasskey, relyingParty, splitTransports, webauthn, type PublicPasskey } from "./passkey.rules.ts";
@@ -122,7 +121,7 @@ export async function verifyAuthentication(app: App, em: EntityManager, req: Req
     if (moved !== 1) throw new AuthError("AUTHENTICATION_FAILED");
     return issueForUser(app, tx, req, passkey.user.id, now);
   });
-  if (signedIn.liftedBan) app.sessionCache.evictUser(signedIn.user.id);
+  if (signedIn.liftedBan) userChanged(app, em, signedIn.user.id);
   return signedIn;
 }
 

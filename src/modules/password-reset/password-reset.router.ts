@@ -1,13 +1,11 @@
 import { AuthError } from "../../errors.ts";
 import { callbackWith } from "../../mail/links.ts";
-import { assertSafeCallback } from "../../security/origins.ts";
 import { publicProcedure } from "../../trpc/init.ts";
 import * as schema from "./password-reset.schema.ts";
 import * as service from "./password-reset.service.ts";
 
 export const passwordResetProcedures = {
   requestPasswordReset: publicProcedure.input(schema.requestPasswordResetInput).mutation(({ ctx, input }) => {
-    assertSafeCallback(ctx.app, input.redirectTo);
     service.requestPasswordReset(ctx.app, ctx.req, input.email, input.redirectTo);
     return { status: true as const, message: service.RESET_REQUESTED_MESSAGE };
   }),
@@ -18,7 +16,6 @@ export const passwordResetProcedures = {
    * answers whether the token is good. Does not use the token up.
    */
   resetPasswordCallback: publicProcedure.input(schema.resetPasswordCallbackInput).query(async ({ ctx, input }): Promise<{ status: boolean; url?: string }> => {
-    assertSafeCallback(ctx.app, input.callbackURL);
     const live = await service.isResetTokenLive(ctx.app, ctx.em, input.token);
     if (!input.callbackURL) {
       if (!live) throw new AuthError("INVALID_TOKEN");

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { callbackURL, password } from "../../trpc/schema.ts";
-import { token } from "../verification/verification.schema.ts";
+import { callbackURL, password, token } from "../../trpc/schema.ts";
 
 export const requestPasswordResetInput = z.object({
   email: z.string().min(1, "is required").max(1024),

@@ -1,17 +1,13 @@
-import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { hashPassword } from "../../crypto/password.ts";
-import { Account, User } from "../../db/entities/index.ts";
+import { User } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
 import type { MailRequest } from "../../mail/mailer.ts";
 import { resetPasswordEmail } from "../../mail/templates.ts";
-import { CREDENTIAL_PROVIDER, credentialAccount } from "../email-password/email-password.service.ts";
-import { checkPasswordLength, parseEmail } from "../../core/identity.ts";
-import { passwordChanged, removeEverythingUserHolds } from "../../core/holdings.ts";
-import { consumeToken, findLiveToken, issueToken, mailTokenLater } from "../../core/single-use-tokens.ts";
+import { checkPasswordLength, consumeToken, findLiveToken, issueToken, mailTokenLater, parseEmail, passwordChanged, removeEverythingUserHolds, storePassword, userChanged } from "../../core/index.ts";
 
 const PURPOSE = "password-reset";
 
@@ -72,23 +68,16 @@ export async function resetPassword(app: App, em: EntityManager, token: string, 
   if (!(await isResetTokenLive(app, em, token))) throw new AuthError("INVALID_TOKEN");
   const passwordHash = await hashPassword(newPassword);
   const now = app.clock.now();
-  const userId = await inTransaction(em, async (tx) => {
+  await inTransaction(em, async (tx) => {
     const value = await consumeToken<ResetValue>(app, tx, PURPOSE, token);
     if (!value) throw new AuthError("INVALID_TOKEN");
     const { userId } = value;
     const user = await tx.findOne(User, { id: userId }, { disableIdentityMap: true });
     if (!user || !boundTo(value, user)) throw new AuthError("INVALID_TOKEN");
-    const updated = await tx.nativeUpdate(
-      Account,
-      { user: userId, providerId: CREDENTIAL_PROVIDER },
-      { password: passwordHash, updatedAt: now },
-    );
-    if (updated === 0) await tx.insert(Account, credentialAccount(userId, passwordHash, now));
-    await passwordChanged(tx, userId);
+    await storePassword(tx, userId, passwordHash, now);
+    await passwordChanged(app, tx, userId);
     await removeEverythingUserHolds(app, tx, userId, { accounts: user.emailVerified ? "none" : "social" });
     if (!user.emailVerified) await tx.nativeUpdate(User, { id: userId }, { emailVerified: true, updatedAt: now });
-    return userId;
+    userChanged(app, tx, userId);
   });
-  // Sessions were evicted before the commit; evict again so nothing re-cached meanwhile survives.
-  app.sessionCache.evictUser(userId);
 }

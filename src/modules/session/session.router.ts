@@ -1,10 +1,7 @@
 import { z } from "zod";
 import { sha256 } from "../../crypto/tokens.ts";
 import { authedProcedure, publicProcedure } from "../../trpc/init.ts";
-import { publicSession } from "../../core/session/view.ts";
-import { answerGetSession } from "../../core/session/get-session.ts";
-import { listedToken } from "../../core/session/handles.ts";
-import * as service from "../../core/session/sessions.ts";
+import { answerGetSession, endSessionByTokenHash, listActiveSessions, listedToken, publicSession, revokeAllSessions, revokeOwnSession } from "../../core/index.ts";
 
 const revokeInput = z
   .object({ token: z.string().min(1).max(512).optional(), id: z.string().min(1).max(64).optional() })
@@ -19,14 +16,14 @@ export const sessionProcedures = {
   }),
 
   signOut: publicProcedure.mutation(async ({ ctx }) => {
-    if (ctx.sessionToken) await service.deleteSessionByTokenHash(ctx.app, ctx.em, sha256(ctx.sessionToken));
+    if (ctx.sessionToken) await endSessionByTokenHash(ctx.app, ctx.em, sha256(ctx.sessionToken));
     ctx.effects.sessionCookie = { clear: true };
     return { success: true as const };
   }),
 
   /** Each with `token`: the caller's own raw token, a revocation handle for the others (session-handle.ts). */
   listSessions: authedProcedure.query(async ({ ctx }) => {
-    const sessions = await service.listActiveSessions(ctx.app, ctx.em, ctx.auth.user.id);
+    const sessions = await listActiveSessions(ctx.app, ctx.em, ctx.auth.user.id);
     const caller = { sessionId: ctx.auth.session.id, token: ctx.sessionToken };
     return sessions.map((s) => ({
       ...publicSession({
@@ -41,17 +38,17 @@ export const sessionProcedures = {
   }),
 
   revokeSession: authedProcedure.input(revokeInput).mutation(async ({ ctx, input }) => {
-    await service.revokeOwnSession(ctx.app, ctx.em, ctx.auth.user.id, input);
+    await revokeOwnSession(ctx.app, ctx.em, ctx.auth.user.id, input);
     return { status: true as const };
   }),
 
   revokeSessions: authedProcedure.mutation(async ({ ctx }) => {
-    await service.revokeAllSessions(ctx.app, ctx.em, ctx.auth.user.id);
+    await revokeAllSessions(ctx.app, ctx.em, ctx.auth.user.id);
     return { status: true as const };
   }),
 
   revokeOtherSessions: authedProcedure.mutation(async ({ ctx }) => {
-    await service.revokeAllSessions(ctx.app, ctx.em, ctx.auth.user.id, ctx.auth.session.id);
+    await revokeAllSessions(ctx.app, ctx.em, ctx.auth.user.id, ctx.auth.session.id);
     return { status: true as const };
   }),
 };

@@ -5,6 +5,7 @@ import type { App } from "../../app.ts";
 import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { TwoFactorChallenge } from "../../db/entities/index.ts";
 import { AuthError } from "../../errors.ts";
+import { PENDING_TTL_SEC, TRUST_TTL_SEC } from "../../trpc/second-step.ts";
 
 /**
  * Two-factor state that lives in a browser cookie and, as its SHA-256, in `two_factor_challenges`
@@ -13,10 +14,6 @@ import { AuthError } from "../../errors.ts";
  * - a trusted device (`trust_device` cookie, 30 days, bound to its user, rotated on every use);
  * - the mailed code of a signed-in user (`session` kind, keyed by the session id, 5 attempts).
  */
-export const PENDING_COOKIE = "two_factor";
-export const TRUST_COOKIE = "trust_device";
-export const PENDING_TTL_SEC = 5 * 60;
-export const TRUST_TTL_SEC = 30 * 24 * 3600;
 export const MAX_ATTEMPTS = 5;
 
 export type ChallengeKind = "sign-in" | "trusted-device" | "session";

@@ -7,7 +7,7 @@ import { TwoFactor, TwoFactorBackupCode, TwoFactorChallenge, User } from "../../
 import { inTransaction } from "../../db/transaction.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
-import { verifyCurrentPassword } from "../../core/step-up.ts";
+import { userChanged, type StepUp } from "../../core/index.ts";
 import { newTotpSecret, totpUri } from "./totp.ts";
 
 /**
@@ -59,8 +59,8 @@ export async function findEnrollment(app: App, em: EntityManager, userId: string
 }
 
 /** The caller's password, under the step-up limit: a wrong or missing one is 400 INVALID_PASSWORD. */
-const checkPassword = (app: App, em: EntityManager, user: UserRow, ip: string | null, password: string) =>
-  verifyCurrentPassword(app, em, { userId: user.id, ip }, password, "INVALID_PASSWORD");
+/** The password of every enrollment change (better-auth's): a wrong one or none at all is INVALID_PASSWORD. */
+const checkPassword = (stepUp: StepUp, password: string) => stepUp.verifyPassword(password, "INVALID_PASSWORD");
 
 const issuerOf = (app: App, requested: string | undefined) => requested?.trim() || app.config.twoFactor.issuer;
 
@@ -68,8 +68,8 @@ const issuerOf = (app: App, requested: string | undefined) => requested?.trim() 
  * POST /two-factor/enable: a new secret and new backup codes. Calling it again replaces both; an
  * enrollment already verified stays active (better-auth), a new one waits for its first code.
  */
-export async function enable(app: App, em: EntityManager, user: UserRow, ip: string | null, password: string, issuer?: string) {
-  await checkPassword(app, em, user, ip, password);
+export async function enable(app: App, em: EntityManager, user: UserRow, stepUp: StepUp, password: string, issuer?: string) {
+  await checkPassword(stepUp, password);
   const secret = newTotpSecret();
   const now = app.clock.now();
   const backupCodes = await inTransaction(em, async (tx) => {
@@ -92,17 +92,17 @@ export async function enable(app: App, em: EntityManager, user: UserRow, ip: str
 }
 
 /** POST /two-factor/get-totp-uri. */
-export async function getTotpUri(app: App, em: EntityManager, user: UserRow, ip: string | null, password: string) {
+export async function getTotpUri(app: App, em: EntityManager, user: UserRow, stepUp: StepUp, password: string) {
   const enrollment = await findEnrollment(app, em, user.id);
   if (!enrollment) throw new AuthError("TOTP_NOT_ENABLED");
-  await checkPassword(app, em, user, ip, password);
+  await checkPassword(stepUp, password);
   return { totpURI: totpUri(enrollment.secret, issuerOf(app, undefined), user.email) };
 }
 
 /** POST /two-factor/generate-backup-codes: the old codes stop working. */
-export async function generateBackupCodes(app: App, em: EntityManager, user: UserRow, ip: string | null, password: string) {
+export async function generateBackupCodes(app: App, em: EntityManager, user: UserRow, stepUp: StepUp, password: string) {
   if (!user.twoFactorEnabled) throw new AuthError("TWO_FACTOR_NOT_ENABLED");
-  await checkPassword(app, em, user, ip, password);
+  await checkPassword(stepUp, password);
   const backupCodes = await inTransaction(em, async (tx) => {
     if ((await tx.count(TwoFactor, { user: user.id })) === 0) throw new AuthError("TWO_FACTOR_NOT_ENABLED");
     return replaceBackupCodes(app, tx, user.id);
@@ -112,19 +112,19 @@ export async function generateBackupCodes(app: App, em: EntityManager, user: Use
 
 /**
  * Everything two-factor the user holds, in the caller's transaction: enrollment, backup codes,
- * pending sign-ins, trusted devices, mailed codes; `twoFactorEnabled` false. Disable, the admin
- * reset, and the takeover of an unproven account (user-access.service).
+ * pending sign-ins, trusted devices, mailed codes; `twoFactorEnabled` false (the user's cached
+ * sessions go). Disable, the admin reset, and the takeover of an unproven account (holdings).
  */
 export async function removeTwoFactor(app: App, tx: EntityManager, userId: string): Promise<void> {
   await tx.nativeDelete(TwoFactor, { user: userId });
   await tx.nativeDelete(TwoFactorBackupCode, { user: userId });
   await tx.nativeDelete(TwoFactorChallenge, { user: userId });
   await tx.nativeUpdate(User, { id: userId, twoFactorEnabled: true }, { twoFactorEnabled: false, updatedAt: app.clock.now() });
+  userChanged(app, tx, userId);
 }
 
 /** POST /two-factor/disable. */
-export async function disable(app: App, em: EntityManager, user: UserRow, ip: string | null, password: string): Promise<void> {
-  await checkPassword(app, em, user, ip, password);
+export async function disable(app: App, em: EntityManager, user: UserRow, stepUp: StepUp, password: string): Promise<void> {
+  await checkPassword(stepUp, password);
   await inTransaction(em, (tx) => removeTwoFactor(app, tx, user.id));
-  app.sessionCache.evictUser(user.id);
 }

@@ -2,13 +2,13 @@ import { z } from "zod";
 import type { Context } from "../../trpc/context.ts";
 import { moduleProcedures, router } from "../../trpc/init.ts";
 import { formBoolean, password } from "../../trpc/schema.ts";
-import { handOverSession } from "../email-password/email-password.router.ts";
-import { publicUser } from "../../core/session/view.ts";
-import { PENDING_COOKIE, PENDING_TTL_SEC, TRUST_COOKIE, TRUST_TTL_SEC } from "./challenges.ts";
+import { handOverSession } from "../../trpc/effects.ts";
+import { publicUser } from "../../core/index.ts";
+import { PENDING_COOKIE, TRUST_COOKIE, TRUST_TTL_SEC } from "../../trpc/second-step.ts";
 import * as enrollment from "./enrollment.service.ts";
 import * as verification from "./verification.service.ts";
 
-const procedures = moduleProcedures((config) => config.twoFactor.enabled);
+const procedures = moduleProcedures("twoFactor", (config) => config.twoFactor.enabled);
 
 const passwordInput = z.object({ password });
 const enableInput = z.object({ password, issuer: z.string().max(128).optional() });
@@ -35,21 +35,21 @@ function answer(ctx: Context, verified: verification.Verified) {
 }
 
 export const twoFactorRouter = router({
-  enable: procedures.lastingAccess.input(enableInput).mutation(({ ctx, input }) =>
-    enrollment.enable(ctx.app, ctx.em, ctx.auth.user, ctx.req.ip, input.password, input.issuer)),
+  enable: procedures.stepUp.input(enableInput).mutation(({ ctx, input }) =>
+    enrollment.enable(ctx.app, ctx.em, ctx.auth.user, ctx.stepUp, input.password, input.issuer)),
 
-  disable: procedures.lastingAccess.input(passwordInput).mutation(async ({ ctx, input }) => {
-    await enrollment.disable(ctx.app, ctx.em, ctx.auth.user, ctx.req.ip, input.password);
+  disable: procedures.stepUp.input(passwordInput).mutation(async ({ ctx, input }) => {
+    await enrollment.disable(ctx.app, ctx.em, ctx.auth.user, ctx.stepUp, input.password);
     (ctx.effects.cookies ??= []).push({ name: TRUST_COOKIE, value: "", maxAgeSec: 0 });
     return { status: true as const };
   }),
 
   // The URI carries the secret: reading it is lasting access, like enabling.
-  getTotpUri: procedures.lastingAccess.input(passwordInput).mutation(({ ctx, input }) =>
-    enrollment.getTotpUri(ctx.app, ctx.em, ctx.auth.user, ctx.req.ip, input.password)),
+  getTotpUri: procedures.stepUp.input(passwordInput).mutation(({ ctx, input }) =>
+    enrollment.getTotpUri(ctx.app, ctx.em, ctx.auth.user, ctx.stepUp, input.password)),
 
-  generateBackupCodes: procedures.lastingAccess.input(passwordInput).mutation(({ ctx, input }) =>
-    enrollment.generateBackupCodes(ctx.app, ctx.em, ctx.auth.user, ctx.req.ip, input.password)),
+  generateBackupCodes: procedures.stepUp.input(passwordInput).mutation(({ ctx, input }) =>
+    enrollment.generateBackupCodes(ctx.app, ctx.em, ctx.auth.user, ctx.stepUp, input.password)),
 
   verifyTotp: procedures.public.input(codeInput).mutation(async ({ ctx, input }) => {
     const subject = await subjectOf(ctx, input.trustDevice);

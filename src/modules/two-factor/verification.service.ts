@@ -9,8 +9,7 @@ import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
 import type { MailRequest } from "../../mail/mailer.ts";
 import { twoFactorOtpEmail } from "../../mail/templates.ts";
-import { issueSession, type IssuedSession, type RequestInfo, type ResolvedSession } from "../../core/session/sessions.ts";
-import { userRow } from "../../core/session/user-row.ts";
+import { assertLastingAccess, type IssuedSession, issueSession, type RequestInfo, type ResolvedSession, userChanged, userRow } from "../../core/index.ts";
 import * as challenges from "./challenges.ts";
 import { backupCodeDigest, findEnrollment, type Enrollment } from "./enrollment.service.ts";
 import { totpStep } from "./totp.ts";
@@ -111,9 +110,14 @@ async function verify(
   return { user: await loadUser(em, pending.userId), token: done.issued.token, issued: done.issued, trustToken: done.trustToken };
 }
 
-/** After the commit that turned two-factor on: cached sessions carry the user row. */
-function activated(app: App, verified: Verified): Verified {
-  app.sessionCache.evictUser(verified.user.id);
+/** Two-factor on for the user (cached sessions carry the row: they go). */
+async function turnOn(app: App, tx: EntityManager, userId: string): Promise<void> {
+  await tx.nativeUpdate(User, { id: userId }, { twoFactorEnabled: true, updatedAt: app.clock.now() });
+  userChanged(app, tx, userId);
+}
+
+/** The answer of the check that turned two-factor on. */
+function activated(verified: Verified): Verified {
   return { ...verified, user: { ...verified.user, twoFactorEnabled: true } };
 }
 
@@ -127,7 +131,7 @@ export async function verifyTotp(app: App, em: EntityManager, req: RequestInfo, 
   const { userId, enrollment } = resolved;
   if (!enrollment || (subject.kind === "sign-in" && !enrollment.verified)) throw new AuthError("TOTP_NOT_ENABLED");
   const activates = subject.kind === "session" && !enrollment.verified;
-  if (activates && subject.auth.session.impersonatedBy) throw new AuthError("IMPERSONATION_NOT_ALLOWED");
+  if (activates) assertLastingAccess(subject.auth);
   const verified = await verify(app, em, req, subject, resolved, async (tx) => {
     const step = totpStep(enrollment.secret, code, app.clock.now().getTime());
     if (step === null) return false;
@@ -137,10 +141,10 @@ export async function verifyTotp(app: App, em: EntityManager, req: RequestInfo, 
       { lastTotpStep: step, ...(activates ? { verified: true } : {}), updatedAt: app.clock.now() },
     );
     if (moved !== 1) return false;
-    if (activates) await tx.nativeUpdate(User, { id: userId }, { twoFactorEnabled: true, updatedAt: app.clock.now() });
+    if (activates) await turnOn(app, tx, userId);
     return true;
   }, "INVALID_CODE");
-  return activates ? activated(app, verified) : verified;
+  return activates ? activated(verified) : verified;
 }
 
 /** POST /two-factor/verify-backup-code: a code is one row, and using it is one conditional delete. */
@@ -192,13 +196,13 @@ export async function verifyOtp(app: App, em: EntityManager, req: RequestInfo, s
   // As better-auth: a signed-in user who has enrolled (enable, with the password) may turn
   // two-factor on with a mailed code instead of a TOTP code.
   const activates = subject.kind === "session" && !subject.auth.user.twoFactorEnabled && resolved.enrollment !== null;
-  if (activates && subject.auth.session.impersonatedBy) throw new AuthError("IMPERSONATION_NOT_ALLOWED");
+  if (activates) assertLastingAccess(subject.auth);
   const verified = await verify(app, em, req, subject, resolved, async (tx) => {
     if (!keyedDigestMatches(`${holder.id}:${code}`, otpHash, app.secrets)) return false;
     // The session's holder is used up here (a pending sign-in's goes with the sign-in).
     if (subject.kind === "session") await challenges.consumeChallenge(app, tx, holder);
-    if (activates) await tx.nativeUpdate(User, { id: holder.userId }, { twoFactorEnabled: true, updatedAt: app.clock.now() });
+    if (activates) await turnOn(app, tx, holder.userId);
     return true;
   }, "INVALID_CODE");
-  return activates ? activated(app, verified) : verified;
+  return activates ? activated(verified) : verified;
 }

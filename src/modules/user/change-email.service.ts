@@ -8,11 +8,7 @@ import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
 import type { MailRequest } from "../../mail/mailer.ts";
 import { changeEmailConfirmationEmail, verificationEmail } from "../../mail/templates.ts";
-import { parseEmail } from "../../core/identity.ts";
-import { sendVerificationLater } from "../verification/email-verification.service.ts";
-import { consumeToken, issueToken, mailTokenLater } from "../../core/single-use-tokens.ts";
-import { addressChanged } from "../../core/holdings.ts";
-import { userRow } from "../../core/session/user-row.ts";
+import { addressChanged, consumeToken, issueToken, mailTokenLater, parseEmail, sendVerificationLater, userChanged, userRow } from "../../core/index.ts";
 
 /**
  * POST /change-email (CONTRACT.md §9, better-auth's flow with `updateEmailWithoutVerification`
@@ -79,18 +75,15 @@ async function moveEmail(app: App, em: EntityManager, value: ChangeValue, verifi
       const updated = await tx.nativeUpdate(User, { id: value.userId, email: value.email }, { email: value.newEmail, emailVerified: verified, updatedAt: now });
       if (updated !== 1) return null;
       await addressChanged(tx, value.userId);
+      userChanged(app, tx, value.userId);
       return tx.findOne(User, { id: value.userId }, { disableIdentityMap: true });
     }, { savepoint: true });
-    app.sessionCache.evictUser(value.userId);
     return moved ? userRow(moved) : null;
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) return null;
     throw err;
   }
 }
-
-/** Link kinds GET /verify-email also takes. */
-export const CHANGE_EMAIL_PURPOSES = [CONFIRM, VERIFY] as const;
 
 /** Step 1 used: mail the new address its link (after the answer). INVALID_TOKEN when bad, used, expired or stale. */
 export async function confirmChangeEmail(app: App, em: EntityManager, req: MailRequest, token: string, callbackURL: string | undefined): Promise<void> {
@@ -107,6 +100,5 @@ export async function applyChangeEmail(app: App, em: EntityManager, token: strin
     return value ? moveEmail(app, tx, value, true) : null;
   });
   if (!user) throw new AuthError("INVALID_TOKEN");
-  app.sessionCache.evictUser(user.id); // again, after the commit
   return user;
 }

@@ -5,11 +5,7 @@ import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
 import type { MailRequest } from "../../mail/mailer.ts";
 import { deleteAccountEmail } from "../../mail/templates.ts";
-import { recordAudit, type Actor } from "../admin/audit.service.ts";
-import type { ResolvedSession } from "../../core/session/sessions.ts";
-import { consumeToken, issueToken, mailTokenLater } from "../../core/single-use-tokens.ts";
-import { verifyCurrentPassword } from "../../core/step-up.ts";
-import { deleteUserAndEverything } from "../../core/holdings.ts";
+import { type Actor, consumeToken, deleteUserAndEverything, issueToken, mailTokenLater, recordAudit, type ResolvedSession, type StepUp } from "../../core/index.ts";
 
 /**
  * POST /delete-user and GET /delete-user/callback (CONTRACT.md §9). Proof that the account
@@ -30,20 +26,15 @@ function assertEnabled(app: App): void {
   if (!app.config.user.deleteUser.enabled) throw new AuthError("NOT_FOUND");
 }
 
-export function isFresh(app: App, auth: ResolvedSession): boolean {
-  const freshAgeMs = app.config.session.freshAgeSec * 1000;
-  return freshAgeMs === 0 || app.clock.now().getTime() - auth.session.createdAt.getTime() < freshAgeMs;
-}
-
-export async function deleteUser(app: App, em: EntityManager, req: MailRequest & { ip: string | null }, auth: ResolvedSession, actor: Actor, input: DeleteInput): Promise<DeleteOutcome> {
+export async function deleteUser(app: App, em: EntityManager, req: MailRequest, auth: ResolvedSession, actor: Actor, stepUp: StepUp, input: DeleteInput): Promise<DeleteOutcome> {
   assertEnabled(app);
   const userId = auth.user.id;
   if (input.password !== undefined) {
-    await verifyCurrentPassword(app, em, { userId, ip: req.ip }, input.password, "CREDENTIAL_ACCOUNT_NOT_FOUND");
+    await stepUp.verifyPassword(input.password, "CREDENTIAL_ACCOUNT_NOT_FOUND");
   } else if (input.token !== undefined) {
     await deleteWithToken(app, em, userId, actor, input.token);
     return "deleted";
-  } else if (!isFresh(app, auth)) {
+  } else if (!stepUp.fresh) {
     mailDeleteLink(app, req, auth, input.callbackURL);
     return "mailed";
   }
@@ -66,15 +57,12 @@ async function deleteWithToken(app: App, em: EntityManager, userId: string, acto
 }
 
 async function deleteNow(app: App, em: EntityManager, userId: string, actor: Actor, proof: string, check?: (tx: EntityManager) => Promise<void>): Promise<void> {
-  const ended = await inTransaction(em, async (tx) => {
+  await inTransaction(em, async (tx) => {
     await check?.(tx);
-    const { deleted, evict: ended } = await deleteUserAndEverything(app, tx, userId);
     // Already gone: a concurrent request deleted it. Its session is gone with it (one audit record).
-    if (!deleted) throw new AuthError("UNAUTHORIZED");
+    if (!(await deleteUserAndEverything(app, tx, userId))) throw new AuthError("UNAUTHORIZED");
     await recordAudit(tx, app.clock, actor, { action: "delete-user", targetType: "user", targetId: userId, metadata: { proof } });
-    return ended;
   });
-  for (const id of ended) app.sessionCache.evictUser(id);
 }
 
 function mailDeleteLink(app: App, req: MailRequest, auth: ResolvedSession, callbackURL: string | undefined): void {

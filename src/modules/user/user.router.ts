@@ -1,15 +1,11 @@
 import { z } from "zod";
 import { callbackURL, emailAddress, formBoolean, password, userImage } from "../../trpc/schema.ts";
-import { assertSafeCallback } from "../../security/origins.ts";
-import { actorOf } from "../admin/audit.service.ts";
+import { actorOf, publicUser, verifyCurrentPassword } from "../../core/index.ts";
 import { requestChangeEmail } from "./change-email.service.ts";
 import { deleteUser, deleteUserCallback } from "./delete-user.service.ts";
-import { authedProcedure, lastingAccessProcedure } from "../../trpc/init.ts";
-import { handOverSession } from "../email-password/email-password.router.ts";
-import { publicUser } from "../../core/session/view.ts";
-import { resendSessionCookie } from "../../core/session/cookie.ts";
+import { authedProcedure, lastingAccessProcedure, stepUpProcedure } from "../../trpc/init.ts";
+import { handOverSession, resendSessionCookie } from "../../trpc/effects.ts";
 import * as service from "./user.service.ts";
-import { verifyCurrentPassword } from "../../core/step-up.ts";
 import { callbackWith } from "../../mail/links.ts";
 
 const updateUserInput = z.object({
@@ -46,8 +42,8 @@ export const userProcedures = {
     return { status: true as const };
   }),
 
-  changePassword: lastingAccessProcedure.input(changePasswordInput).mutation(async ({ ctx, input }) => {
-    const result = await service.changePassword(ctx.app, ctx.em, ctx.req, ctx.auth, input);
+  changePassword: stepUpProcedure.input(changePasswordInput).mutation(async ({ ctx, input }) => {
+    const result = await service.changePassword(ctx.app, ctx.em, ctx.req, ctx.auth, ctx.stepUp, input);
     handOverSession(ctx, result);
     return { token: result.token, user: publicUser(result.user) };
   }),
@@ -59,14 +55,13 @@ export const userProcedures = {
   }),
 
   changeEmail: lastingAccessProcedure.input(changeEmailInput).mutation(async ({ ctx, input }) => {
-    assertSafeCallback(ctx.app, input.callbackURL);
     await requestChangeEmail(ctx.app, ctx.em, ctx.req, ctx.auth.user, input.newEmail, input.callbackURL);
     return { status: true as const };
   }),
 
-  deleteUser: lastingAccessProcedure.input(deleteUserInput).mutation(async ({ ctx, input }) => {
-    assertSafeCallback(ctx.app, input.callbackURL);
-    const outcome = await deleteUser(ctx.app, ctx.em, ctx.req, ctx.auth, actorOf(ctx.auth, ctx.req), input);
+  /** A fresh session or the password deletes at once; otherwise a confirmation link is mailed. */
+  deleteUser: stepUpProcedure.input(deleteUserInput).mutation(async ({ ctx, input }) => {
+    const outcome = await deleteUser(ctx.app, ctx.em, ctx.req, ctx.auth, actorOf(ctx.auth, ctx.req), ctx.stepUp, input);
     if (outcome === "mailed") return { success: true as const, message: "Verification email sent" as const };
     ctx.effects.sessionCookie = { clear: true };
     return DELETED;
@@ -74,7 +69,6 @@ export const userProcedures = {
 
   /** The mailed link: a GET, but it deletes (a mutation, like verify-email). 302 to callbackURL when given. */
   deleteUserCallback: lastingAccessProcedure.input(deleteUserCallbackInput).mutation(async ({ ctx, input }) => {
-    assertSafeCallback(ctx.app, input.callbackURL);
     await deleteUserCallback(ctx.app, ctx.em, ctx.auth, actorOf(ctx.auth, ctx.req), input.token);
     ctx.effects.sessionCookie = { clear: true };
     if (input.callbackURL) ctx.effects.redirect = callbackWith(ctx.app, input.callbackURL, {});

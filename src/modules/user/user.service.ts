@@ -5,11 +5,7 @@ import { Account, User } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
-import { passwordChanged } from "../../core/holdings.ts";
-import type { SignedIn } from "../email-password/email-password.service.ts";
-import { verifyCurrentPassword } from "../../core/step-up.ts";
-import { checkPasswordLength, parseUsername } from "../../core/identity.ts";
-import { issueSession, revokeAllSessions, type RequestInfo, type ResolvedSession } from "../../core/session/sessions.ts";
+import { checkPasswordLength, issueSession, parseUsername, passwordChanged, type RequestInfo, type ResolvedSession, revokeAllSessions, type SignedIn, type StepUp, userChanged } from "../../core/index.ts";
 
 export interface UpdateUserInput {
   name?: string | undefined;
@@ -34,7 +30,7 @@ export async function updateUser(app: App, em: EntityManager, userId: string, in
   if (Object.keys(changes).length === 0) throw new AuthError("NO_FIELDS_TO_UPDATE");
   changes.updatedAt = app.clock.now();
   await mapUniqueViolation(() => em.nativeUpdate(User, { id: userId }, changes));
-  app.sessionCache.evictUser(userId);
+  userChanged(app, em, userId);
 }
 
 export interface ChangePasswordInput {
@@ -48,23 +44,23 @@ export async function changePassword(
   em: EntityManager,
   req: RequestInfo,
   auth: ResolvedSession,
+  stepUp: StepUp,
   input: ChangePasswordInput,
 ): Promise<SignedIn> {
   checkPasswordLength(app.config, input.newPassword);
-  const accountId = await verifyCurrentPassword(app, em, { userId: auth.user.id, ip: req.ip }, input.currentPassword, "CREDENTIAL_ACCOUNT_NOT_FOUND");
+  const accountId = await stepUp.verifyPassword(input.currentPassword, "CREDENTIAL_ACCOUNT_NOT_FOUND");
   const passwordHash = await hashPassword(input.newPassword);
   const now = app.clock.now();
   const { user } = auth;
   const result = await inTransaction(em, async (tx): Promise<SignedIn> => {
     await tx.nativeUpdate(Account, { id: accountId }, { password: passwordHash, updatedAt: now });
     // A reset link mailed before the change must not undo it.
-    await passwordChanged(tx, auth.user.id);
+    await passwordChanged(app, tx, auth.user.id);
     if (!input.revokeOtherSessions) return { token: null, cookieMaxAgeSec: null, user };
     // Keep only a fresh session: every earlier one (the current included) is revoked.
     await revokeAllSessions(app, tx, auth.user.id);
     const issued = await issueSession(app, tx, req, { userId: auth.user.id, rememberMe: auth.session.rememberMe });
     return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user };
   });
-  if (input.revokeOtherSessions) app.sessionCache.evictUser(auth.user.id); // again, after commit
   return result;
 }

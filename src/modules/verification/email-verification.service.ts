@@ -1,50 +1,11 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import type { ResolvedConfig } from "../../config/index.ts";
 import { User } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { AuthError } from "../../errors.ts";
-import { actionLink } from "../../mail/links.ts";
 import type { MailRequest } from "../../mail/mailer.ts";
-import { verificationEmail } from "../../mail/templates.ts";
-import { parseEmail } from "../../core/identity.ts";
-import { consumeToken, issuedRecently, issueToken, mailTokenLater } from "../../core/single-use-tokens.ts";
-
-const PURPOSE = "email-verification";
-
-/** At most one verification mail per user per minute, however it is asked for. */
-export const RESEND_INTERVAL_SEC = 60;
-
-interface Recipient {
-  id: string;
-  email: string;
-  name: string;
-}
-
-interface VerificationValue {
-  userId: string;
-  /** The address the link proves; a link for an address the user no longer has verifies nothing. */
-  email: string;
-}
-
-export function sendsVerificationOnSignUp(config: ResolvedConfig): boolean {
-  return config.emailVerification.sendOnSignUp ?? config.emailAndPassword.requireEmailVerification;
-}
-
-async function prepareVerification(app: App, em: EntityManager, user: Recipient, callbackURL: string | undefined) {
-  if (await issuedRecently(app, em, PURPOSE, user.id, RESEND_INTERVAL_SEC)) return null;
-  const ttlSec = app.config.emailVerification.tokenExpiresInSec;
-  const value: VerificationValue = { userId: user.id, email: user.email };
-  const issued = await issueToken(app, em, PURPOSE, value, ttlSec);
-  const link = actionLink(app, "/verify-email", { token: issued.token, callbackURL });
-  return { issued, message: verificationEmail(user.email, user.name, link, ttlSec) };
-}
-
-/** Sign-up (after its commit) and the sign-in of an unverified user. */
-export function sendVerificationLater(app: App, req: MailRequest, user: Recipient, callbackURL?: string): void {
-  mailTokenLater(app, req, PURPOSE, (em) => prepareVerification(app, em, user, callbackURL));
-}
+import { consumeToken, EMAIL_VERIFICATION, mailTokenLater, parseEmail, prepareVerification, userChanged, type VerificationValue } from "../../core/index.ts";
 
 /**
  * POST /send-verification-email. The answer is decided before the lookup: unknown and already
@@ -56,9 +17,9 @@ export function requestVerificationEmail(app: App, req: MailRequest, rawEmail: s
   const email = parseEmail(rawEmail);
   if (signedIn && signedIn.email !== email) throw new AuthError("EMAIL_MISMATCH");
   if (signedIn?.emailVerified) throw new AuthError("EMAIL_ALREADY_VERIFIED");
-  mailTokenLater(app, req, PURPOSE, async (em) => {
+  mailTokenLater(app, req, EMAIL_VERIFICATION, async (em) => {
     // Counted before the lookup: unknown addresses spend their budget like known ones.
-    if (!(await app.addressLimiter.allow(PURPOSE, email))) return null;
+    if (!(await app.addressLimiter.allow(EMAIL_VERIFICATION, email))) return null;
     const user = await em.findOne(User, { email });
     if (!user || user.emailVerified) return null;
     return prepareVerification(app, em, user, callbackURL);
@@ -69,12 +30,13 @@ export function requestVerificationEmail(app: App, req: MailRequest, rawEmail: s
 export async function verifyEmail(app: App, em: EntityManager, token: string): Promise<void> {
   const now = app.clock.now();
   const userId = await inTransaction(em, async (tx) => {
-    const value = await consumeToken<VerificationValue>(app, tx, PURPOSE, token);
+    const value = await consumeToken<VerificationValue>(app, tx, EMAIL_VERIFICATION, token);
     if (!value) return null;
     const updated = await tx.nativeUpdate(User, { id: value.userId, email: value.email }, { emailVerified: true, updatedAt: now });
-    return updated === 1 ? value.userId : null;
+    if (updated !== 1) return null;
+    // Cached sessions carry the user row: they go, so get-session shows emailVerified at once.
+    userChanged(app, tx, value.userId);
+    return value.userId;
   });
   if (!userId) throw new AuthError("INVALID_TOKEN");
-  // Cached sessions carry the user row: drop them so get-session shows emailVerified at once.
-  app.sessionCache.evictUser(userId);
 }

@@ -1,18 +1,14 @@
 import { AuthError } from "../../errors.ts";
 import { callbackWith } from "../../mail/links.ts";
-import { assertSafeCallback } from "../../security/origins.ts";
 import { publicProcedure } from "../../trpc/init.ts";
-import { applyChangeEmail, CHANGE_EMAIL_PURPOSES, confirmChangeEmail } from "../user/change-email.service.ts";
-import { publicUser, type PublicUser } from "../../core/session/view.ts";
-import { resendSessionCookie } from "../../core/session/cookie.ts";
+import { publicUser, type PublicUser, purposeOf } from "../../core/index.ts";
+import { resendSessionCookie } from "../../trpc/effects.ts";
 import * as service from "./email-verification.service.ts";
-import { purposeOf } from "../../core/single-use-tokens.ts";
 import * as schema from "./verification.schema.ts";
 
 export const verificationProcedures = {
   // Answers before any lookup or SMTP work (service.requestVerificationEmail): no enumeration.
   sendVerificationEmail: publicProcedure.input(schema.sendVerificationEmailInput).mutation(async ({ ctx, input }) => {
-    assertSafeCallback(ctx.app, input.callbackURL);
     const auth = await ctx.getSession();
     service.requestVerificationEmail(ctx.app, ctx.req, input.email, input.callbackURL, auth?.user);
     return { status: true as const };
@@ -25,15 +21,18 @@ export const verificationProcedures = {
    * once a change of email is done; none for the approval step) or 400 INVALID_TOKEN. A mutation: it uses the token up, even though the link arrives as a GET.
    */
   verifyEmail: publicProcedure.input(schema.verifyEmailInput).mutation(async ({ ctx, input }): Promise<{ status: boolean; url?: string; user?: PublicUser | null }> => {
-    assertSafeCallback(ctx.app, input.callbackURL);
     // better-auth's answers: `user: null` for a verified address, the moved user for a change-email
     // proof, no `user` for its approval.
     let user: PublicUser | null | undefined;
     try {
-      const purpose = await purposeOf(ctx.em, input.token, CHANGE_EMAIL_PURPOSES);
-      if (purpose === "change-email-confirmation") await confirmChangeEmail(ctx.app, ctx.em, ctx.req, input.token, input.callbackURL);
-      else if (purpose === "change-email-verification") user = publicUser(await applyChangeEmail(ctx.app, ctx.em, input.token));
-      else {
+      // A link of a kind a family registered (change-email's), or the verification link itself.
+      const links = ctx.app.registry.emailLinks;
+      const purpose = await purposeOf(ctx.em, input.token, links.map((l) => l.purpose));
+      const link = links.find((l) => l.purpose === purpose);
+      if (link) {
+        const opened = await link.open(ctx.app, ctx.em, ctx.req, input.token, input.callbackURL);
+        if (opened.user) user = publicUser(opened.user);
+      } else {
         await service.verifyEmail(ctx.app, ctx.em, input.token);
         user = null;
       }

@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { callbackURL, emailAddress } from "../../trpc/schema.ts";
-
-export const token = z.string().min(1, "is required").max(512);
+import { callbackURL, emailAddress, token } from "../../trpc/schema.ts";
 
 export const sendVerificationEmailInput = z.object({
   email: emailAddress,

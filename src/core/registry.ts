@@ -1,0 +1,104 @@
+import type { EntityManager } from "@mikro-orm/core";
+import type { UserRow } from "../db/session-store/index.ts";
+import type { MailRequest } from "../mail/types.ts";
+
+/*
+ * What a family puts into the kernel (its `src/modules/<family>/index.ts` exports a Family; the
+ * composition root lists them, src/modules/index.ts): what it holds for a user (removed with
+ * everything else), a step in the sign-in gate, mailed link kinds GET /verify-email opens. The
+ * kernel calls them; it never imports a family. `A` is the App (src/app.ts), a parameter so that
+ * this file imports nothing the App imports back.
+ */
+
+/** What a family holds for a user, and when it goes (core/holdings.ts, core/session/revoke.ts). */
+export interface Holding<A> {
+  /** The family, for messages and tests. */
+  family: string;
+  /**
+   * Sign out everywhere: what a session-holder could still finish (a pending second step, a
+   * trusted device, an approved device code). Runs before the sessions are deleted.
+   */
+  signedOutEverywhere?(app: A, tx: EntityManager, userId: string): Promise<void>;
+  /** The password changed: what the old password started and could still finish. */
+  passwordChanged?(app: A, tx: EntityManager, userId: string): Promise<void>;
+  /**
+   * Everything that lets anyone in as the user later goes (takeover, reset, deletion): a link
+   * flow in flight, and with `removal.accounts` other than "none" the credentials set up while
+   * nobody had proven the address (a squatter's second factor would lock the owner out, their
+   * passkey let them back in).
+   */
+  removed?(app: A, tx: EntityManager, userId: string, removal: Removal): Promise<void>;
+}
+
+export interface Removal {
+  /**
+   * Linked accounts that go too: "all" (takeover: the unproven password included; delete-user),
+   * "social" (the reset of an unverified account keeps the password it has just set, and drops
+   * every provider account linked while nobody had proven the address), "none" (any other reset).
+   * "all" and "social" also remove what families set up while the address was unproven (Holding).
+   */
+  accounts: "all" | "social" | "none";
+}
+
+/** How a sign-in proved its first factor. */
+export type WayIn = "password" | "social";
+
+/** What a sign-in that proved the first factor does next. */
+export type SecondStep =
+  /** No second step (none applies, or the browser is trusted: its cookie rotated). */
+  | { kind: "none"; trustToken: string | null }
+  /** `{ twoFactorRedirect: true, twoFactorMethods }` and the pending cookie; no session yet. */
+  | { kind: "pending"; pendingToken: string; methods: string[] };
+
+export interface GateUser {
+  id: string;
+  twoFactorEnabled: boolean;
+}
+
+/**
+ * A step a family puts in the sign-in gate (core/sign-in-gate.ts; two-factor does): it decides
+ * whether it applies to this user and way in, and begins (a pending sign-in, or none for a
+ * trusted device) inside the transaction that would issue the session.
+ */
+export interface SignInStep<A> {
+  family: string;
+  applies(app: A, user: GateUser, way: WayIn): boolean;
+  begin(app: A, tx: EntityManager, user: GateUser, opts: { rememberMe: boolean; trustCookie: string | null }): Promise<SecondStep>;
+}
+
+/**
+ * A mailed link kind GET /verify-email opens besides the verification link (change-email's two
+ * steps): the family that mails it registers it. `user`: the moved user, when opening it changed
+ * the address (answered as `{ status: true, user }`); absent otherwise.
+ */
+export interface EmailLink<A> {
+  purpose: string;
+  open(app: A, em: EntityManager, req: MailRequest, token: string, callbackURL: string | undefined): Promise<{ user?: UserRow }>;
+}
+
+export interface Family<A> {
+  name: string;
+  holding?: Omit<Holding<A>, "family">;
+  signInSteps?: SignInStep<A>[];
+  emailLinks?: EmailLink<A>[];
+}
+
+/** Every family's contributions, gathered once per instance (App.registry). */
+export interface Registry<A> {
+  holdings: Holding<A>[];
+  signInSteps: SignInStep<A>[];
+  emailLinks: EmailLink<A>[];
+}
+
+export function buildRegistry<A>(families: readonly Family<A>[]): Registry<A> {
+  const registry: Registry<A> = { holdings: [], signInSteps: [], emailLinks: [] };
+  for (const f of families) {
+    if (f.holding) registry.holdings.push({ family: f.name, ...f.holding });
+    registry.signInSteps.push(...(f.signInSteps ?? []));
+    for (const link of f.emailLinks ?? []) {
+      if (registry.emailLinks.some((l) => l.purpose === link.purpose)) throw new Error(`two families open ${link.purpose} links`);
+      registry.emailLinks.push(link);
+    }
+  }
+  return registry;
+}

@@ -1,0 +1,2 @@
+export { passwordResetDoc } from "./password-reset.openapi.ts";
+export { passwordResetProcedures } from "./password-reset.router.ts";

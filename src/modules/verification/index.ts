@@ -1,0 +1,2 @@
+export { verificationDoc } from "./verification.openapi.ts";
+export { verificationProcedures } from "./verification.router.ts";

@@ -1,0 +1,61 @@
+/**
+ * The shape of the sources is kept by CI, not by memory (docs/architecture.md "How to check it"):
+ * no import cycle, no import from one family folder into another outside the allowed arrows,
+ * nothing below the families importing one, no production file over the size limit, session
+ * cache eviction only in the session core, no cross-cutting rule applied by hand. The checker
+ * itself is shown to fail on a cycle and on a forbidden arrow.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  ALLOWED_FAMILY_ARROWS, cycles, familyImports, forbiddenFamilyImports, longFiles, MAX_LINES, report, sitesOutside, sources, upwardImports,
+  type SourceFile,
+} from "../../../scripts/architecture.ts";
+
+const file = (path: string, imports: string[], text = ""): SourceFile => ({ path, imports, text });
+
+describe("the architecture", () => {
+  const files = sources();
+
+  it("reads the whole service", () => {
+    expect(files.length).toBeGreaterThan(150);
+    expect(files.some((f) => f.path === "src/core/index.ts")).toBe(true);
+    expect(files.some((f) => f.path.endsWith(".test.ts"))).toBe(false);
+  });
+
+  it("has no import cycle", () => {
+    expect(cycles(files)).toEqual([]);
+  });
+
+  it("families import core and trpc, never each other (beyond the allowed arrows)", () => {
+    expect(forbiddenFamilyImports(files)).toEqual([]);
+    expect(ALLOWED_FAMILY_ARROWS.length).toBeLessThanOrEqual(5);
+    // Every allowed arrow is still used: the list says what is true today.
+    const used = new Set(familyImports(files).map((i) => i.arrow));
+    expect(ALLOWED_FAMILY_ARROWS.filter((a) => !used.has(a))).toEqual([]);
+  });
+
+  it("nothing below the families imports one (core, db, crypto, mail, config, ...)", () => {
+    expect(upwardImports(files)).toEqual([]);
+  });
+
+  it(`has no production file over ${MAX_LINES} lines`, () => {
+    expect(longFiles(files)).toEqual([]);
+  });
+
+  it("evicts the session cache only in the session core, and applies no guard by hand", () => {
+    const r = report(files);
+    expect(r.evictionSites).toEqual([]);
+    expect(r.handAppliedGuards).toEqual([]);
+  });
+
+  it("the checks fail on what they look for", () => {
+    const loop = [file("src/a.ts", ["src/b.ts"]), file("src/b.ts", ["src/c.ts"]), file("src/c.ts", ["src/a.ts"]), file("src/d.ts", ["src/a.ts"])];
+    expect(cycles(loop)).toEqual([["src/a.ts", "src/b.ts", "src/c.ts"]]);
+    const arrow = [file("src/modules/x/x.router.ts", ["src/modules/y/y.service.ts", "src/core/index.ts"]), file("src/modules/y/y.service.ts", [])];
+    expect(forbiddenFamilyImports(arrow, [])).toEqual([{ arrow: "x -> y", file: "src/modules/x/x.router.ts", target: "src/modules/y/y.service.ts" }]);
+    expect(forbiddenFamilyImports(arrow, ["x -> y"])).toEqual([]);
+    expect(upwardImports([file("src/core/holdings.ts", ["src/modules/two-factor/index.ts"])])).toHaveLength(1);
+    expect(longFiles([file("src/x.ts", [], "a\n".repeat(MAX_LINES + 1))])).toEqual([{ path: "src/x.ts", lines: MAX_LINES + 1 }]);
+    expect(sitesOutside([file("src/modules/x/y.ts", [], "  app.sessionCache.evictUser(id);\n")], /sessionCache\.evict/, () => false)).toEqual(["src/modules/x/y.ts:1"]);
+  });
+});
