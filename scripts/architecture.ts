@@ -118,7 +118,20 @@ export function forbiddenFamilyImports(files: readonly SourceFile[], allowed = A
 export function upwardImports(files: readonly SourceFile[]): { file: string; target: string }[] {
   const below = (p: string) =>
     /^src\/(core|db|crypto|mail|config|http|security|metrics|social-providers|rate-limit|trpc)\//.test(p) && p !== "src/trpc/app-router.ts";
-  return files.flatMap((f) => (below(f.path) ? f.imports.filter((t) => familyOf(t) !== null).map((target) => ({ file: f.path, target })) : []));
+  return files.flatMap((f) =>
+    below(f.path) ? f.imports.filter((t) => familyOf(t) !== null && !isDeclarationLeaf(t)).map((target) => ({ file: f.path, target })) : [],
+  );
+}
+
+/**
+ * A family's config section and error table (`<family>.config.ts`, `<family>.errors.ts`): data
+ * the config schema and src/errors.ts compose, so they may be imported from below. They stay
+ * leaves: importing nothing of any family (leafImports).
+ */
+export const isDeclarationLeaf = (path: string) => /^src\/modules\/[^/]+\/[^/]+\.(config|errors)\.ts$/.test(path);
+
+export function leafImports(files: readonly SourceFile[]): { file: string; target: string }[] {
+  return files.flatMap((f) => (isDeclarationLeaf(f.path) ? f.imports.filter((t) => familyOf(t) !== null).map((target) => ({ file: f.path, target })) : []));
 }
 
 export function longFiles(files: readonly SourceFile[], max = MAX_LINES): { path: string; lines: number }[] {
@@ -146,6 +159,7 @@ export function report(files = sources()) {
     cycles: cycles(files),
     forbiddenFamilyImports: forbiddenFamilyImports(files),
     upwardImports: upwardImports(files),
+    leafImports: leafImports(files),
     longFiles: longFiles(files),
     evictionSites: sitesOutside(files, /sessionCache\.evict/, (p) => p.startsWith("src/core/session/")),
     handAppliedGuards: sitesOutside(

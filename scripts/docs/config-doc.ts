@@ -4,7 +4,7 @@
  * key in the schema's source. One source: a key gains its line in the doc by gaining a comment.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import ts from "typescript";
 import { z } from "zod";
 import { configSchema } from "../../src/config/schema.ts";
@@ -132,8 +132,36 @@ const TYPE_DOCS: Record<string, string> = {
 const root = join(import.meta.dirname, "..", "..");
 
 /** Every key of the config, `providers` per provider type (`providers.<name>.*`). */
+/**
+ * The JSDoc of a config whose sections live in files of their own (a family's `*.config.ts`):
+ * `key: someConfig` in src/config/schema.ts, `someConfig` imported from its file, whose
+ * properties document `key.<property>`.
+ */
+function configDocs(schemaFile: string): Map<string, string> {
+  const docs = jsdocByPath(schemaFile);
+  const source = ts.createSourceFile(schemaFile, readFileSync(schemaFile, "utf8"), ts.ScriptTarget.Latest, true);
+  const fileOf = new Map<string, string>();
+  for (const stmt of source.statements) {
+    if (!ts.isImportDeclaration(stmt) || !ts.isStringLiteral(stmt.moduleSpecifier)) continue;
+    const named = stmt.importClause?.namedBindings;
+    if (named && ts.isNamedImports(named)) for (const el of named.elements) fileOf.set(el.name.text, join(dirname(schemaFile), stmt.moduleSpecifier.text));
+  }
+  const visit = (node: ts.Node) => {
+    if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && ts.isIdentifier(node.initializer) && fileOf.has(node.initializer.text)) {
+      const section = node.name.text;
+      const prefix = `const:${node.initializer.text}.`;
+      for (const [path, text] of jsdocByPath(fileOf.get(node.initializer.text)!)) {
+        if (path.startsWith(prefix)) docs.set(`${section}.${path.slice(prefix.length)}`, text);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return docs;
+}
+
 export function configKeys(): { keys: ConfigKey[]; providers: Record<string, ConfigKey[]> } {
-  const docs = jsdocByPath(join(root, "src/config/schema.ts"));
+  const docs = configDocs(join(root, "src/config/schema.ts"));
   const providerDocs = jsdocByPath(join(root, "src/social-providers/config.ts"));
   const json = z.toJSONSchema(configSchema, { io: "input", unrepresentable: "any" }) as Json;
   const keys: ConfigKey[] = [];
