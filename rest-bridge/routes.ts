@@ -1,13 +1,24 @@
+import type { AppRouter } from "../src/trpc/app-router.ts";
+
 /**
  * THE table: every REST path under the base path, the procedure it calls, where its input
- * comes from. A route is one line; guards (origin, rate limit, body) live in server.ts.
+ * comes from. A route is one line; the HTTP guards (origin, rate limit, body) live in server.ts,
+ * and who may call it is the procedure's (its builder's meta, src/trpc/init.ts: shown per route
+ * in docs/http-api.md, `npm run docs`). `procedure` is checked by tsc against the router.
  */
+type ProcedurePaths<R, P extends string = ""> = {
+  [K in keyof R & string]: R[K] extends { _def: { procedure: true } } ? `${P}${K}` : R[K] extends object ? ProcedurePaths<R[K], `${P}${K}.`> : never;
+}[keyof R & string];
+
+/** Every procedure of the router, dotted (`signIn.email`). */
+export type ProcedurePath = ProcedurePaths<AppRouter["_def"]["record"]>;
+
 export interface Route {
   method: "GET" | "POST";
   /** Below the base path; `:name` segments become input fields. */
   path: string;
   /** Dotted tRPC procedure path. */
-  procedure: string;
+  procedure: ProcedurePath;
   /** `body+query`: the body's fields, the query's on top (better-auth's form_post callback: the query's state wins). */
   input: "none" | "body" | "query" | "body+query";
   /** Also accepts application/x-www-form-urlencoded (CONTRACT.md §1). */
@@ -20,7 +31,7 @@ export interface Route {
   errorPage?: boolean;
 }
 
-export const routes: Route[] = [
+export const routes: readonly Route[] = [
   { method: "POST", path: "/sign-up/email", procedure: "signUp.email", input: "body", form: true, login: true },
   { method: "POST", path: "/sign-in/email", procedure: "signIn.email", input: "body", form: true, login: true },
   { method: "POST", path: "/sign-in/username", procedure: "signIn.username", input: "body", login: true },
@@ -107,7 +118,7 @@ interface Compiled {
   segments: string[];
 }
 
-export function createRouteMatcher(table: Route[]) {
+export function createRouteMatcher(table: readonly Route[]) {
   const exact = new Map<string, Route>();
   const dynamic: Compiled[] = [];
   for (const route of table) {
@@ -135,7 +146,7 @@ export function createRouteMatcher(table: Route[]) {
 }
 
 /** tRPC procedure → REST path, so /api/trpc calls share the bridge's rate-limit rules. */
-export const restPathByProcedure = new Map(routes.map((r) => [r.procedure, r.path]));
+export const restPathByProcedure: ReadonlyMap<string, string> = new Map(routes.map((r) => [r.procedure, r.path]));
 
 /** Procedures of the routes marked `login`, for their tRPC forms. */
-export const loginProcedures = new Set(routes.filter((r) => r.login).map((r) => r.procedure));
+export const loginProcedures: ReadonlySet<string> = new Set(routes.filter((r) => r.login).map((r) => r.procedure));

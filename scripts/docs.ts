@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { configKeys, table } from "./docs/config-doc.ts";
 import { errorRows, errorsTable } from "./docs/errors-doc.ts";
+import { routesTable } from "./docs/routes-doc.ts";
 
 const root = join(import.meta.dirname, "..");
 const BEGIN = "<!-- BEGIN GENERATED (npm run docs): edit the sources, not this block -->";
@@ -28,7 +29,7 @@ export function generatedBlocks(): Record<string, string> {
     ...Object.entries(providers).flatMap(([type, rows]) => ["", `### \`type: "${type}"\``, "", table(rows)]),
   ].join("\n");
   const errors = errorsTable(errorRows());
-  return { "docs/configuration.md": config, "docs/errors.md": errors };
+  return { "docs/configuration.md": config, "docs/errors.md": errors, "docs/http-api.md": routesTable() };
 }
 
 /** The file with its generated block replaced. */

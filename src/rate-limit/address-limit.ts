@@ -1,12 +1,13 @@
 import { createHmac } from "node:crypto";
 import type { Logger } from "pino";
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "./limiters.ts";
+import { RateLimiterRes } from "./limiters.ts";
 import type { ResolvedConfig } from "../config/index.ts";
 import type { DatabaseTarget } from "../db/orm.ts";
-import { isSqliteBusy, sharedStore, STORE_TIMEOUT_MS, withTimeout, type Store } from "./rate-limit.ts";
+import { sharedStore, type Store } from "./rate-limit.ts";
+import { resilientLimiter, throttledReport } from "./resilient.ts";
 
 /**
- * Per-address limit on the mails anyone can trigger for an address (issue 11 item 15):
+ * Per-address limit on the mails anyone can trigger for an address (docs/security.md):
  * password-reset and verification requests, `rateLimit.perAddress` (3 per 15 min by default)
  * for each purpose and normalised address, whatever the client IP. The endpoints answer before
  * this runs (the check sits in the deferred mail job), so a limited request answers exactly
@@ -31,42 +32,17 @@ export interface AddressLimiterDeps {
   secret: string;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export function createAddressLimiter(config: ResolvedConfig["rateLimit"], deps: AddressLimiterDeps): AddressLimiter {
   const rule = config.perAddress;
   if (!config.enabled || rule === false) return { allow: async () => true, close: async () => {} };
   const store: Store | null = sharedStore(config, deps);
-  const opts = { points: rule.max, duration: rule.window, keyPrefix: "address" };
-  const limiter: RateLimiterAbstract = store ? store.make(opts) : new RateLimiterMemory(opts);
-  // While the shared store fails, this instance still counts (same fallback as rate-limit.ts).
-  const fallback = store ? new RateLimiterMemory(opts) : null;
-
-  const consumeStore = async (key: string) => {
-    const deadline = Date.now() + STORE_TIMEOUT_MS;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await limiter.consume(key);
-      } catch (err) {
-        if (!(store?.retryBusy && isSqliteBusy(err)) || Date.now() + attempt > deadline) throw err;
-        await sleep(Math.min(attempt, 10));
-      }
-    }
-  };
-
+  const report = throttledReport(deps.logger, "address limit store failed: counting in memory on this instance");
+  const limiter = resilientLimiter(store, { points: rule.max, duration: rule.window, keyPrefix: "address" }, report);
   return {
     async allow(purpose, email) {
       const key = `${purpose}:${createHmac("sha256", deps.secret).update(email).digest("base64url")}`;
       try {
-        await withTimeout(consumeStore(key), STORE_TIMEOUT_MS);
-        return true;
-      } catch (res) {
-        if (res instanceof RateLimiterRes) return false;
-        if (!fallback) throw res;
-        deps.logger.error({ err: res }, "address limit store failed: counting in memory on this instance");
-      }
-      try {
-        await fallback.consume(key);
+        await limiter.consume(key);
         return true;
       } catch (res) {
         if (res instanceof RateLimiterRes) return false;

@@ -3,7 +3,10 @@ import type DatabaseType from "better-sqlite3";
 import type PgType from "pg";
 import type { Logger } from "pino";
 import type { Redis as RedisType } from "ioredis";
-import { loadLimiter, RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "./limiters.ts";
+import { loadLimiter, RateLimiterRes, type RateLimiterAbstract } from "./limiters.ts";
+import { resilientLimiter, STORE_TIMEOUT_MS, throttledReport, type ResilientLimiter, type Store } from "./resilient.ts";
+
+export type { Store } from "./resilient.ts";
 import { loadPackage } from "../load.ts";
 import { DEFAULT_RATE_LIMIT_RULES, type ResolvedConfig } from "../config/index.ts";
 import type { DatabaseTarget } from "../db/orm.ts";
@@ -28,17 +31,13 @@ export interface RateLimiterDeps {
 
 /** Table of the database store, created by our migration (Migration20261122017000_rate_limits). */
 export const RATE_LIMIT_TABLE = "rate_limits";
-/** A store call that takes longer counts as a failure (see createRateLimiter). */
-export const STORE_TIMEOUT_MS = 1000;
 /** The key column is varchar(255); longer keys are replaced by their digest. */
 const MAX_KEY_LENGTH = 255;
 
 interface Rule {
   pattern: string;
   /** null: the rule is `false`, no limit on its paths. */
-  store: RateLimiterAbstract | null;
-  /** Per-instance counts used while the database store fails (database storage only). */
-  fallback: RateLimiterMemory | null;
+  limiter: ResilientLimiter | null;
 }
 
 /**
@@ -68,26 +67,6 @@ function denied(res: RateLimiterRes): RateLimitDecision {
   return { allowed: false, retryAfterSec: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export function isSqliteBusy(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
-}
-
-class StoreTimeout extends Error {
-  override name = "StoreTimeout";
-}
-
-/** Rejects with StoreTimeout after `ms` (the store call itself may still finish later). */
-export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StoreTimeout(`rate limit store did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 export type RateLimitStorage = "memory" | "database" | "redis";
 
 /**
@@ -104,13 +83,6 @@ export function sharedStore(config: ResolvedConfig["rateLimit"], deps: RateLimit
   if (storage === "database") return databaseStore(deps.target, deps.logger);
   if (storage === "redis") return redisStore(config.redisUrl!, config.redisKeyPrefix, deps.logger);
   return null;
-}
-
-export interface Store {
-  make(opts: { points: number; duration: number; keyPrefix: string }): RateLimiterAbstract;
-  /** SQLite: its connection never waits on a lock (busy_timeout 0), so a busy write is retried here, asynchronously. */
-  retryBusy: boolean;
-  close(): Promise<void>;
 }
 
 /**
@@ -189,60 +161,25 @@ export function createRateLimiter(config: ResolvedConfig["rateLimit"], deps: Rat
   const storage = storageOf(config, deps.target, deps.clustered);
   const store = sharedStore(config, deps);
 
-  const build = (pattern: string, points: number, duration: number): Rule => {
-    const opts = { points, duration, keyPrefix: keyPrefix(pattern) };
-    return store
-      ? { pattern, store: store.make(opts), fallback: new RateLimiterMemory(opts) }
-      : { pattern, store: new RateLimiterMemory(opts), fallback: null };
-  };
+  const report = throttledReport(deps.logger, "rate limit store failed: counting in memory on this instance");
+  const build = (pattern: string, points: number, duration: number): Rule => ({
+    pattern,
+    limiter: resilientLimiter(store, { points, duration, keyPrefix: keyPrefix(pattern) }, report),
+  });
   const merged = { ...DEFAULT_RATE_LIMIT_RULES, ...config.rules };
   const rules: Rule[] = Object.entries(merged)
     .sort(([a], [b]) => Number(a.endsWith("/*")) - Number(b.endsWith("/*")) || b.length - a.length)
-    .map(([pattern, rule]) => (rule === false ? { pattern, store: null, fallback: null } : build(pattern, rule.max, rule.window)));
+    .map(([pattern, rule]) => (rule === false ? { pattern, limiter: null } : build(pattern, rule.max, rule.window)));
   const defaultRule = build("*", config.max, config.window);
-
-  let lastReport = 0;
-  let suppressed = 0;
-  const reportFailure = (err: unknown) => {
-    const now = Date.now();
-    if (now - lastReport < 10_000) {
-      suppressed += 1;
-      return;
-    }
-    deps.logger.error({ err, suppressed }, "rate limit store failed: counting in memory on this instance");
-    lastReport = now;
-    suppressed = 0;
-  };
-
-  const consumeStore = async (limiter: RateLimiterAbstract, key: string) => {
-    const deadline = Date.now() + STORE_TIMEOUT_MS;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await limiter.consume(key);
-      } catch (err) {
-        if (!(store?.retryBusy && isSqliteBusy(err)) || Date.now() + attempt > deadline) throw err;
-        await sleep(Math.min(attempt, 10));
-      }
-    }
-  };
 
   return {
     storage,
     async consume(ip, path) {
       if (NEVER_LIMITED.has(path)) return { allowed: true };
       const rule = rules.find((r) => matches(r.pattern, path)) ?? defaultRule;
-      if (rule.store === null) return { allowed: true };
-      const key = limitKey(keyPrefix(rule.pattern), ip, path);
+      if (rule.limiter === null) return { allowed: true };
       try {
-        await withTimeout(consumeStore(rule.store, key), STORE_TIMEOUT_MS);
-        return { allowed: true };
-      } catch (res) {
-        if (res instanceof RateLimiterRes) return denied(res);
-        if (!rule.fallback) throw res; // the memory store does not fail
-        reportFailure(res);
-      }
-      try {
-        await rule.fallback.consume(key);
+        await rule.limiter.consume(limitKey(keyPrefix(rule.pattern), ip, path));
         return { allowed: true };
       } catch (res) {
         if (res instanceof RateLimiterRes) return denied(res);

@@ -1,8 +1,9 @@
 import type { Logger } from "pino";
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from "./limiters.ts";
+import { RateLimiterRes } from "./limiters.ts";
 import { DEFAULT_RATE_LIMIT_RULES, type ResolvedConfig } from "../config/index.ts";
 import type { DatabaseTarget } from "../db/orm.ts";
-import { isSqliteBusy, sharedStore, STORE_TIMEOUT_MS, withTimeout, type Store } from "./rate-limit.ts";
+import { sharedStore, type Store } from "./rate-limit.ts";
+import { resilientLimiter, throttledReport } from "./resilient.ts";
 
 /**
  * The step-up limit (docs/security.md "Step-up"): every route that checks the caller's current
@@ -35,47 +36,17 @@ export interface StepUpLimiterDeps {
 
 const RULE_PATH = "/verify-password";
 const ALLOWED_FREE: StepUpDecision = { allowed: true, refund: async () => {} };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export function createStepUpLimiter(config: ResolvedConfig["rateLimit"], deps: StepUpLimiterDeps): StepUpLimiter {
   const rule = { ...DEFAULT_RATE_LIMIT_RULES, ...config.rules }[RULE_PATH];
   if (!config.enabled || !rule) return { attempt: async () => ALLOWED_FREE, close: async () => {} };
   const store: Store | null = sharedStore(config, deps);
-  const opts = { points: rule.max, duration: rule.window, keyPrefix: "step-up" };
-  const limiter: RateLimiterAbstract = store ? store.make(opts) : new RateLimiterMemory(opts);
-  // While the shared store fails, this instance still counts (the same fallback as rate-limit.ts).
-  const fallback = store ? new RateLimiterMemory(opts) : null;
-  let lastReport = 0;
-
-  /** A store call with rate-limit.ts's rules: SQLite busy retried, STORE_TIMEOUT_MS, memory fallback. */
-  async function call<T>(op: (l: RateLimiterAbstract) => Promise<T>): Promise<T> {
-    const deadline = Date.now() + STORE_TIMEOUT_MS;
-    const retrying = async (): Promise<T> => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await op(limiter);
-        } catch (err) {
-          if (!(store?.retryBusy && isSqliteBusy(err)) || Date.now() + attempt > deadline) throw err;
-          await sleep(Math.min(attempt, 10));
-        }
-      }
-    };
-    try {
-      return await withTimeout(retrying(), STORE_TIMEOUT_MS);
-    } catch (err) {
-      if (err instanceof RateLimiterRes || !fallback) throw err;
-      if (Date.now() - lastReport > 10_000) {
-        lastReport = Date.now();
-        deps.logger.error({ err }, "step-up limit store failed: counting in memory on this instance");
-      }
-      return op(fallback);
-    }
-  }
+  const report = throttledReport(deps.logger, "step-up limit store failed: counting in memory on this instance");
+  const limiter = resilientLimiter(store, { points: rule.max, duration: rule.window, keyPrefix: "step-up" }, report);
 
   /** One point of `key`; the wait in seconds when it is over the limit. */
   async function take(key: string): Promise<number | null> {
     try {
-      await call((l) => l.consume(key));
+      await limiter.consume(key);
       return null;
     } catch (res) {
       if (res instanceof RateLimiterRes) return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
@@ -84,7 +55,7 @@ export function createStepUpLimiter(config: ResolvedConfig["rateLimit"], deps: S
   }
 
   const giveBack = async (keys: string[]) => {
-    await Promise.all(keys.map((key) => call((l) => l.reward(key, 1))));
+    await Promise.all(keys.map((key) => limiter.reward(key, 1)));
   };
 
   return {

@@ -20,7 +20,10 @@ export { toAuthError } from "./errors.ts";
  */
 export interface ProcedureMeta {
   access: "public" | "session" | "lasting" | "step-up" | "fresh" | "permission";
+  /** `resource:action,...` of a permission procedure. */
   permission?: string;
+  /** A permission procedure that also needs the holder's own session (lasting). */
+  lasting?: boolean;
   feature?: string;
 }
 
@@ -147,7 +150,7 @@ function buildersOn(base: typeof t.procedure) {
     fresh: withStepUp.meta({ access: "fresh" }).use(fresh).use(callbacks),
     /** `lasting`: the permission's holder must also hold lasting access (a credential reset of someone else). */
     withPermission<R extends Resource>(resource: R, actions: readonly Action<R>[], opts: { lasting?: boolean } = {}) {
-      const meta: ProcedureMeta = { access: "permission", permission: `${resource}:${actions.join(",")}` };
+      const meta: ProcedureMeta = { access: "permission", permission: `${resource}:${actions.join(",")}`, ...(opts.lasting ? { lasting: true } : {}) };
       const permitted = authed.meta(meta).use(permission(resource, actions));
       // The permission first (403 with better-auth's code to whoever lacks it), then the holder's own session.
       return (opts.lasting ? permitted.use(lasting) : permitted).use(callbacks);

@@ -6,6 +6,8 @@
  * itself is shown to fail on a cycle and on a forbidden arrow.
  */
 import { describe, expect, it } from "vitest";
+import { routes } from "../../../rest-bridge/routes.ts";
+import { routeAccess } from "../../../scripts/docs/routes-doc.ts";
 import {
   ALLOWED_FAMILY_ARROWS, cycles, familyImports, forbiddenFamilyImports, isDeclarationLeaf, leafImports, longFiles, MAX_LINES, report, sitesOutside, sources, upwardImports,
   type SourceFile,
@@ -48,6 +50,11 @@ describe("the architecture", () => {
     const r = report(files);
     expect(r.evictionSites).toEqual([]);
     expect(r.handAppliedGuards).toEqual([]);
+  });
+
+  it("every route's procedure comes from a builder of src/trpc/init.ts, which says who may call it", () => {
+    for (const route of routes) expect(routeAccess(route.procedure), route.path).toMatch(/^(anyone|a session|the user's own session)/);
+    expect(() => routeAccess("no.such.procedure")).toThrow("no access meta");
   });
 
   it("the checks fail on what they look for", () => {
