@@ -38,7 +38,7 @@ import {
 
 const LOAD_SEC = num("BENCH_LOAD_SEC", 60);
 
-/** Issue 14's table. `higher`: the figure must reach the target; otherwise stay at or below it. */
+/** The performance targets (docs/performance.md). `higher`: the figure must reach the target; otherwise stay at or below it. */
 const TARGETS = {
   getSession: 0.5, getSessionCookie: 0.5, getSessionUncached: 0.25, p99OverP50: 3,
   signIn: 0.9, signUp: 0.9, startMs: 1000, idleRssMiB: 100, loadRssMiB: 150,

@@ -1,5 +1,5 @@
 /**
- * Issue 14, lever 6, "Data at scale": Portcullis on a PostgreSQL database of 1M users (each with
+ * "Data at scale": Portcullis on a PostgreSQL database of 1M users (each with
  * a credential account) and 5M sessions, seeded by the database itself (bench/scale/seed.ts).
  *
  *   get-session     the session store's prepared lookup (findByTokenHash) in process, and
@@ -54,7 +54,7 @@ export interface ScaleOptions {
   log?: (line: string) => void;
 }
 
-/** A figure of issue 14's table. `higher`: the value must reach the target; otherwise stay at or below it. */
+/** A figure of the performance targets (docs/performance.md). `higher`: the value must reach the target; otherwise stay at or below it. */
 export interface ScaleRow {
   name: string;
   value: number;

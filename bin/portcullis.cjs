@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=2 --heap-growing-percent=30
 "use strict";
 // --max-semi-space-size=2 (MiB, V8's young generation; default 16 on 64-bit): idle RSS 115 -> 92 MiB,
-// and after a minute of load ~140 -> ~120 MiB, at no measurable cost in throughput (issue 14; the
+// and after a minute of load ~140 -> ~120 MiB, at no measurable cost in throughput (the
 // bench's footprint rows). --heap-growing-percent=30: the old generation may grow 1.3x its live
 // size before the next full collection, where V8 allows up to 4x on a machine with this much
 // memory: after a minute of the bench's load V8's pages held 35 MiB with it, 48 without (RSS 133

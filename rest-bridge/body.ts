@@ -5,7 +5,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * The client closed its connection before the body was complete: nothing to answer and nothing
- * of ours failed, so it is logged as an aborted request, never as a server error (issue 11 §16).
+ * of ours failed, so it is logged as an aborted request, never as a server error.
  */
 export class RequestAborted extends Error {
   override name = "RequestAborted";
@@ -63,7 +63,7 @@ function mediaType(req: IncomingMessage): string {
 
 /**
  * The text of a tRPC call's JSON body (tRPC parses it). Only `application/json`: a form, text or
- * octet-stream body is what a page elsewhere can post without a CORS preflight (issue 11 §9).
+ * octet-stream body is what a page elsewhere can post without a CORS preflight.
  */
 export async function readJsonText(req: IncomingMessage): Promise<string> {
   if (mediaType(req) !== "application/json") throw new AuthError("UNSUPPORTED_MEDIA_TYPE");

@@ -12,7 +12,7 @@ const CLIENT_ERRORS: Record<string, ErrorCode> = {
 
 /**
  * The parser refused the request (request line, header, chunked body) or it came too slowly: no
- * request object exists, so the JSON answer goes on the socket itself (CONTRACT.md §9), and the
+ * request object exists, so the JSON answer goes on the socket itself (docs/wire-contract.md §9), and the
  * connection closes, as the parser cannot find the next request in it. Only the table's text goes
  * out: the parser's message may quote the client's bytes. A socket failure (ECONNRESET, EPIPE), a
  * socket that cannot be written or an answer already under way leave nothing to say.

@@ -3,7 +3,7 @@ import type { App } from "../src/app.ts";
 import { ownCookieName, type Effects } from "../src/trpc/context.ts";
 import { EXPOSED_HEADERS } from "./cors.ts";
 
-/** CONTRACT.md §3: HttpOnly; SameSite=Lax; Path=/; Secure (and `__Secure-`) on https. */
+/** docs/wire-contract.md §3: HttpOnly; SameSite=Lax; Path=/; Secure (and `__Secure-`) on https. */
 export function sessionCookieHeader(app: App, effect: NonNullable<Effects["sessionCookie"]>): string {
   const secure = app.origin.startsWith("https:");
   const base = { httpOnly: true, sameSite: "lax" as const, path: "/", secure };

@@ -41,7 +41,7 @@ function requestOrigin(req: IncomingMessage): string | undefined {
   return refererOrigin(req) ?? origin;
 }
 
-/** CONTRACT.md §3: Origin (or Referer) present and our own or trusted. */
+/** docs/wire-contract.md §3: Origin (or Referer) present and our own or trusted. */
 function assertTrustedOrigin(app: App, req: IncomingMessage): void {
   const origin = requestOrigin(req);
   if (!origin || origin === "null") throw new AuthError("MISSING_OR_NULL_ORIGIN");
@@ -49,7 +49,7 @@ function assertTrustedOrigin(app: App, req: IncomingMessage): void {
 }
 
 /**
- * CSRF (CONTRACT.md §3): a state-changing request that carries the session cookie must come
+ * CSRF (docs/wire-contract.md §3): a state-changing request that carries the session cookie must come
  * from our own origin or a trusted one. Bearer-only requests are exempt: browsers never attach
  * an Authorization header on their own.
  */
@@ -61,7 +61,7 @@ export function checkOrigin(app: App, req: IncomingMessage): void {
 }
 
 /**
- * Login CSRF (issue 11 §17, better-auth's formCsrfMiddleware): a page elsewhere must not sign
+ * Login CSRF (better-auth's formCsrfMiddleware): a page elsewhere must not sign
  * the visitor's browser into an account of its choosing, and a first sign-in carries no session
  * cookie for checkOrigin to see. So a sign-in or sign-up request is refused when
  * - it carries any cookie and fails §3's origin rule;

@@ -1,6 +1,6 @@
 /**
- * One spelling per path, decided once per request, before routing and rate limiting (issue 11
- * §1): `/sign-in//email`, `/sign-in/%65mail`, `/sign-in%2Femail` and `/sign-in/email/` all are
+ * One spelling per path, decided once per request, before routing and rate limiting
+ * (docs/security.md, credential stuffing): `/sign-in//email`, `/sign-in/%65mail`, `/sign-in%2Femail` and `/sign-in/email/` all are
  * `/sign-in/email`, so they reach the same route and share its budget. Case is kept: the router
  * is case-sensitive, so another case is simply a path with no route (404).
  *

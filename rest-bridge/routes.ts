@@ -21,13 +21,13 @@ export interface Route {
   procedure: ProcedurePath;
   /** `body+query`: the body's fields, the query's on top (better-auth's form_post callback: the query's state wins). */
   input: "none" | "body" | "query" | "body+query";
-  /** Also accepts application/x-www-form-urlencoded (CONTRACT.md §1). */
+  /** Also accepts application/x-www-form-urlencoded (docs/wire-contract.md §1). */
   form?: boolean;
   /** Starts a sign-in: refused from a foreign page even without a cookie (guards.ts checkLoginOrigin). */
   login?: boolean;
   /** The procedure answers a string written as text/html with a script-free CSP (html.ts). */
   html?: boolean;
-  /** A browser navigation (Accept prefers text/html) gets its failure as a 302 to `/error?error=CODE`, not JSON (CONTRACT.md §9). */
+  /** A browser navigation (Accept prefers text/html) gets its failure as a 302 to `/error?error=CODE`, not JSON (docs/wire-contract.md §9). */
   errorPage?: boolean;
 }
 

@@ -65,7 +65,7 @@ async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: 
     // them (responseMeta): an OAuth callback that used its state up clears the state cookie.
     const cookies = effectHeaders(app, ctx.effects)["set-cookie"];
     if (cookies) res.setHeader("set-cookie", cookies);
-    // CONTRACT.md §9: a browser sent back from a provider gets a page, a program keeps JSON.
+    // docs/wire-contract.md §9: a browser sent back from a provider gets a page, a program keeps JSON.
     if (!route.errorPage || !prefersHtml(req.headers.accept)) throw err;
     call.errorCode = toAuthError(err).authCode;
     return failureToErrorPage(app, res, err, call.requestId);

@@ -1,6 +1,6 @@
 /**
  * Where `create-admin` gets a new admin's password without putting it in the process list or
- * the shell history (issue 11 item 13), in this order: PORTCULLIS_ADMIN_PASSWORD; standard
+ * the shell history, in this order: PORTCULLIS_ADMIN_PASSWORD; standard
  * input when it is piped (read to its end, one trailing newline dropped); a prompt without echo
  * when standard input is a terminal. `--password` still works but warns (see cli.ts).
  */

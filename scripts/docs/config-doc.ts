@@ -186,7 +186,7 @@ export function configKeys(): { keys: ConfigKey[]; providers: Record<string, Con
   return { keys, providers };
 }
 
-/** Source comments may cite the team's wire contract (CONTRACT.md §n), which is not part of the docs. */
+/** Source comments may cite the team's wire contract (docs/wire-contract.md §n), which is not part of the docs. */
 export const publicText = (s: string) => s.replace(/\s*\(CONTRACT\.md[^)]*\)/g, "").replace(/,?\s*CONTRACT\.md §\d+/g, "");
 const cell = (s: string) => publicText(s).replace(/\|/g, "\\|").replace(/\n/g, " ");
 

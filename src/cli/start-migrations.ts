@@ -43,7 +43,7 @@ async function migrateBehind(responder: StartupResponder, configFlag: string | u
 
 /**
  * Pending migrations run in a `migrate` process of their own, so the serving process never loads
- * the migrations code (issue 14 lever 2); meanwhile the port answers liveness 200 and readiness
+ * the migrations code; meanwhile the port answers liveness 200 and readiness
  * 503, and keeps answering until the service takes the socket over (null: nothing was pending).
  */
 export async function migrateFirst(orm: MikroORM, config: ResolvedConfig, sources: ConfigSources, configFlag: string | undefined, logger: Logger): Promise<StartupResponder | null> {

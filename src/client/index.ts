@@ -52,7 +52,7 @@ export type SessionWithUser = NonNullable<RouterOutputs["getSession"]>;
 export type PublicUser = SessionWithUser["user"];
 export type PublicSession = SessionWithUser["session"];
 
-/** The contract's error codes (CONTRACT.md), found in `error.data.authCode`. */
+/** The contract's error codes (docs/wire-contract.md), found in `error.data.authCode`. */
 export type AuthErrorCode = ErrorCode;
 /**
  * What a failed call rejects with. `error.data?.authCode` holds the contract's code,

@@ -72,7 +72,7 @@ export const configSchema = z
     email: emailConfig,
     emailVerification: emailVerificationConfig,
     rateLimit: rateLimitConfig,
-    /** Account self-service (CONTRACT.md §9), better-auth's `user` options. */
+    /** Account self-service (docs/wire-contract.md §9), better-auth's `user` options. */
     user: userConfig,
     /** Two-factor authentication (better-auth's two-factor plugin shapes); users still choose to enroll. */
     twoFactor: twoFactorConfig,
@@ -80,7 +80,7 @@ export const configSchema = z
     passkey: passkeyConfig,
     /** Device authorization grant (RFC 8628). */
     deviceAuthorization: deviceAuthorizationConfig,
-    /** Admin: roles and permissions, bans, impersonation (CONTRACT.md §6). */
+    /** Admin: roles and permissions, bans, impersonation (docs/wire-contract.md §6). */
     admin: adminConfig,
     /** The admin console, a web app at `/admin` on the typed client (console/, rest-bridge/console.ts). */
     adminConsole: z
@@ -91,7 +91,7 @@ export const configSchema = z
       .strict()
       .transform((c) => ({ enabled: c.enabled ?? process.env.NODE_ENV !== "production" }))
       .prefault({}),
-    /** OAuth 2.0 social sign-in (CONTRACT.md §5): name → provider; the name is the `{provider}` path segment. */
+    /** OAuth 2.0 social sign-in (docs/wire-contract.md §5): name → provider; the name is the `{provider}` path segment. */
     providers: providersSchema,
     /** Providers whose emails count as verified even when they do not say so (account linking by email). */
     trustedProviders: trustedProvidersConfig,

@@ -4,7 +4,7 @@ import { AuthError } from "../errors.ts";
 
 const emailFormat = z.email();
 
-/** Emails are stored and compared lower-cased (CONTRACT.md §2). */
+/** Emails are stored and compared lower-cased (docs/wire-contract.md §2). */
 export function normalizeEmail(raw: string): string {
   return raw.normalize("NFKC").trim().toLowerCase();
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AuthError, type ErrorCode } from "../errors.ts";
 
 /**
- * CONTRACT.md §6: every resource and its actions, as better-auth's admin plugin names them,
+ * docs/wire-contract.md §6: every resource and its actions, as better-auth's admin plugin names them,
  * plus `audit` (ours: list-audit-events).
  */
 export const STATEMENTS = {

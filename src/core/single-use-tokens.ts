@@ -7,12 +7,12 @@ import type { MailDraft, MailRequest } from "../mail/mailer.ts";
 
 /**
  * Single-use tokens mailed as links (email verification, password reset). The database keeps
- * only the SHA-256 of a token (ARCHITECTURE.md style 6): a leaked table cannot be replayed.
+ * only the SHA-256 of a token (docs/architecture.md style 6): a leaked table cannot be replayed.
  */
 export type TokenPurpose =
   | "email-verification"
   | "password-reset"
-  /** change-email of a verified user, step 1: the link mailed to the old address (CONTRACT.md §9). */
+  /** change-email of a verified user, step 1: the link mailed to the old address (docs/wire-contract.md §9). */
   | "change-email-confirmation"
   /** change-email, step 2: the link mailed to the new address; using it moves the email. */
   | "change-email-verification"

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
 
 /**
- * Encryption at rest for provider tokens (ARCHITECTURE.md style 6): AES-256-GCM with a fresh
+ * Encryption at rest for provider tokens (docs/architecture.md style 6): AES-256-GCM with a fresh
  * 96-bit IV per message (NIST SP 800-38D §8.2.2) and the full 128-bit tag.
  *
  * The envelope `k<key id>.<iv>.<ciphertext>.<tag>` (base64url parts) names the key that sealed

@@ -11,7 +11,7 @@ export { DatabaseUnavailableError, parseDatabaseUrl, shippedMigrations, type Dat
  * MikroORM options for a target; also used by mikro-orm.config.ts (the CLI). Only the target's
  * driver is loaded, and the migrations code (umzug, the migration classes) only with
  * `withMigrations` (the CLI) or when migrateUp() finds one pending: a serving process whose
- * database is up to date never loads it (issue 14 lever 2).
+ * database is up to date never loads it.
  */
 export async function ormOptions(target: DatabaseTarget, opts: { withMigrations?: boolean } = {}): Promise<Options> {
   const common = {

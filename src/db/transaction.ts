@@ -2,7 +2,7 @@ import { FlushMode } from "./mikro-orm.ts";
 import type { EntityManager } from "@mikro-orm/core";
 
 /**
- * Database transactions without AsyncLocalStorage (issue 14 lever 3). MikroORM's
+ * Database transactions without AsyncLocalStorage. MikroORM's
  * `em.transactional()` runs its callback inside `TransactionContext.create` and commits through
  * `em.flush()` (UnitOfWork.commit runs `insideFlush.run`): either one switches Node 20's promise
  * hooks on for the life of the process, and every promise pays for them from then on. Here the

@@ -21,7 +21,7 @@ function isDriverUniqueViolation(err: unknown): err is Error {
 }
 
 /**
- * Uniqueness is the database's job (ARCHITECTURE.md style 7): run the write, and turn the
+ * Uniqueness is the database's job (docs/architecture.md style 7): run the write, and turn the
  * portable constraint violation into the contract's 409.
  */
 export async function mapUniqueViolation<T>(write: () => Promise<T>): Promise<T> {

@@ -22,7 +22,7 @@ export type FieldType = "uuid" | "string" | "lowercase" | "boolean" | "date";
 /** Each field's type and column. */
 export const FIELDS: Record<UserField, { type: FieldType; column: string }> = {
   id: { type: "uuid", column: "id" },
-  // Stored lower-cased (CONTRACT.md §2), so exact matches lower-case the value too.
+  // Stored lower-cased (docs/wire-contract.md §2), so exact matches lower-case the value too.
   email: { type: "lowercase", column: "email" },
   username: { type: "lowercase", column: "username" },
   name: { type: "string", column: "name" },

@@ -2,12 +2,12 @@ import type * as Undici from "undici";
 import type { Dispatcher } from "undici";
 import { loadPackage } from "../load.ts";
 
-/** undici, loaded on the first outgoing call (issue 14 lever 2): a server without OAuth never pays its ~20 MiB. */
+/** undici, loaded on the first outgoing call: a server without OAuth never pays its ~20 MiB. */
 const undici = () => loadPackage("undici") as typeof Undici;
 import type { z } from "zod";
 
 /**
- * The one way out (ARCHITECTURE.md style 8): every call to an OAuth provider goes through
+ * The one way out (docs/architecture.md style 8): every call to an OAuth provider goes through
  * `request()`. Strict by default, after panva's oauth4webapi: bounded connect, header and body
  * times, no redirects followed (undici 7's `request()` follows none; only its redirect
  * interceptor would), a cap on the response size, and a zod schema for every JSON body

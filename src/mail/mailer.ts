@@ -74,7 +74,7 @@ export function createMailer(config: ResolvedConfig, logger: Logger): Mailer {
   const route = mailRoute(config);
   let transport: Nodemailer.Transporter | null = null;
   const smtp = () => {
-    // Created on first use (issue 14 lever 2): a process that sends no mail never loads nodemailer.
+    // Created on first use: a process that sends no mail never loads nodemailer.
     transport ??= (loadPackage("nodemailer") as typeof Nodemailer).createTransport({ url: smtpUrl, ...SMTP_TIMEOUTS });
     return transport;
   };

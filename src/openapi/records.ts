@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The records many answers share (CONTRACT.md §2), as named components of the OpenAPI document:
+ * The records many answers share (docs/wire-contract.md §2), as named components of the OpenAPI document:
  * every schema registered here is written once under `components.schemas` and referenced.
  */
 export const components = z.registry<{ id: string; description?: string }>();

@@ -142,7 +142,7 @@ export function databaseStore(target: DatabaseTarget, logger: Logger): Store {
 }
 
 /**
- * Per client IP and path (CONTRACT.md §8). Exact rules win over wildcard rules, which win over
+ * Per client IP and path (docs/wire-contract.md §8). Exact rules win over wildcard rules, which win over
  * the default window; a rule set to `false` disables limiting for its paths.
  *
  * Storage: `memory` (the default on SQLite) counts in this process; `database` (the default on

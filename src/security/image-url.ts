@@ -1,5 +1,5 @@
 /**
- * What a user's `image` may be (issue 11 item 10): an absolute http(s) URL, nothing else.
+ * What a user's `image` may be: an absolute http(s) URL, nothing else.
  * Clients put it in `<img src>` and links; `javascript:`, `vbscript:`, `data:text/html` or
  * `data:image/svg+xml` there can run script, and relative junk resolves against whatever page
  * shows it. Data URIs are not kept even for raster types: within the 2048-character cap they

@@ -7,7 +7,7 @@ export function isTrustedOrigin(app: App, origin: string): boolean {
 }
 
 /**
- * Open-redirect defence (CONTRACT.md §3): a callback is a relative path ("/x", never "//x" or
+ * Open-redirect defence (docs/wire-contract.md §3): a callback is a relative path ("/x", never "//x" or
  * "/\x") or an absolute http(s) URL on a trusted origin.
  */
 export function assertSafeCallback(app: App, url: string | undefined): void {

@@ -1,6 +1,6 @@
 import type { JSONWebKeySet, JWTPayload, JWTVerifyGetKey } from "jose";
 
-/** jose, loaded on the first ID token (issue 14 lever 2). */
+/** jose, loaded on the first ID token. */
 let jose: typeof import("jose") | undefined;
 const loadJose = async () => (jose ??= await import("jose"));
 import { z } from "zod";

@@ -4,7 +4,7 @@ import type { HttpClient } from "../http/client.ts";
 import { isSafeImageUrl } from "../security/image-url.ts";
 
 /**
- * The standard user info every provider maps to (CONTRACT.md §5; the seed's map_user_info
+ * The standard user info every provider maps to (docs/wire-contract.md §5; the seed's map_user_info
  * result): `{ id, email, name?, image?, emailVerified? }`. GitHub and Discord ids are numbers or
  * numeric strings; both become strings. emailVerified defaults to false: an address counts as
  * proven only when the provider says so.
@@ -15,7 +15,7 @@ export const standardUserInfoSchema = z.object({
   // Name and image stay absent (undefined) when the provider did not send them and null when it
   // sent null: account-info answers them as they came, like better-auth; a new user gets "" and null.
   name: z.string().max(1024).nullish(),
-  // Issue 11 item 10: the user-image rule of our own endpoints; an unsafe or oversized picture
+  // The user-image rule of our own endpoints; an unsafe or oversized picture
   // from the provider is dropped to null rather than failing the sign-in.
   image: z
     .string()

@@ -8,7 +8,7 @@ import { resolveSession, type RequestInfo, type ResolvedSession } from "../core/
 export interface Effects {
   /** Set (token + Max-Age, null Max-Age = browser-session cookie) or clear the session cookie. */
   sessionCookie?: { token: string; maxAgeSec: number | null } | { clear: true };
-  /** `set-auth-token` header (CONTRACT.md §3). */
+  /** `set-auth-token` header (docs/wire-contract.md §3). */
   authToken?: string;
   /** 302 target (REST bridge only; tRPC callers read it from the output). */
   redirect?: string;

@@ -7,7 +7,7 @@ import { post, uniqueEmail } from "../harness/http.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
 
 /**
- * Issue 15 §0: a browser app on another origin calls the service with credentials. Two tiny
+ * A browser app on another origin calls the service with credentials. Two tiny
  * page servers on other loopback ports: one listed in `trustedOrigins`, one not. 127.0.0.1 on
  * two ports is cross-origin but same-site, as app.example.com and auth.example.com are, so the
  * SameSite=Lax session cookie goes along with credentialed fetches.

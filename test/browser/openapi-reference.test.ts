@@ -6,7 +6,7 @@ import { hasChromium, launchChromium } from "../harness/browser.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
 
 /**
- * Issue 15 §1: {base}/reference renders the generated document in a real browser with the
+ * {base}/reference renders the generated document in a real browser with the
  * renderer served by us, under the page's CSP: no violation, no request to another origin.
  */
 let server: TestServer;

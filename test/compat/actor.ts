@@ -3,7 +3,7 @@
  * two-factor and passkey client plugins) over a fetch that behaves like a browser tab. It keeps
  * a cookie jar for the server's origin (OAuth state, admin_session, two-factor and passkey
  * challenges, trusted devices, delete-user links), sends `Origin` on every
- * non-GET request (both servers' CSRF rules, CONTRACT.md §3), captures `set-auth-token` and
+ * non-GET request (both servers' CSRF rules, docs/wire-contract.md §3), captures `set-auth-token` and
  * sends it back as Bearer (better-auth's documented non-browser pattern), and remembers what
  * the last response said about the session so a step can record it.
  */

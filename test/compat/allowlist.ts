@@ -1,6 +1,6 @@
 /**
  * THE list of differences between Portcullis and better-auth 1.6 that the contract makes on
- * purpose (/work/shared/CONTRACT.md). Each entry admits one kind of difference at one place:
+ * purpose (/work/shared/docs/wire-contract.md). Each entry admits one kind of difference at one place:
  * an endpoint (or a scenario's step) and a path in the step record (compare.ts), and, where
  * given, the exact value on each side. Every entry names the CONTRACT section that justifies
  * it. Anything else that differs fails test/compat. Entries that admit nothing any more fail
@@ -29,7 +29,7 @@ const A = ABSENT;
 /** Every part of a step's record: for steps whose whole outcome the contract changes. */
 const WHOLE_STEP = /^(status|code|body(\..+)?|authToken|sessionCookie|location)$/;
 const KEEPS_SESSION =
-  "§10 Plugins (issue 13) and §3 Sessions: turning two-factor on (verify-totp, verify-otp) or off (disable) keeps the caller's session; " +
+  "§10 Plugins and §3 Sessions: turning two-factor on (verify-totp, verify-otp) or off (disable) keeps the caller's session; " +
   "better-auth replaces it with a new one and sets its cookie, Portcullis keeps it, so a Bearer client's token stays valid";
 
 export const allowlist: Allowed[] = [
@@ -132,7 +132,7 @@ export const allowlist: Allowed[] = [
     contract: "§7 Device (RFC 8628 §3.2): device authorization errors are RFC 6749 §5.2 bodies { error, error_description }",
   })),
 
-  // §10 Plugins beyond the seed: two-factor and passkeys (issue 13)
+  // §10 Plugins beyond the seed: two-factor and passkeys
   ...([
     ["sessionCookie", "set"],
     ["authToken", true],
@@ -143,9 +143,9 @@ export const allowlist: Allowed[] = [
   ]),
   { scenario: "two-factor: enable, then the first TOTP code turns it on", step: "get-session: on", path: "body.session.id", contract: KEEPS_SESSION },
   { scenario: /^two-factor: /, step: /^activate /, path: "body.user.twoFactorEnabled", betterAuth: false, portcullis: true, contract: "§2 Records: a response carries the user as it is: the verify-totp that turns two-factor on answers twoFactorEnabled: true (better-auth answers the user as read before the change)" },
-  { scenario: "two-factor: an accepted TOTP code does not work a second time", step: "the same code again", path: WHOLE_STEP, contract: "§10 Plugins (issue 13, RFC 6238 §5.2): each TOTP code is usable once: the replay of an accepted code in the same window fails with 401 INVALID_CODE" },
-  { endpoint: "POST /passkey/verify-registration", path: "status", betterAuth: 500, portcullis: 400, contract: "§1 Conventions (issue 13: never 500 on a malformed attestation; bad input gets a clear 4xx): 400 FAILED_TO_VERIFY_REGISTRATION" },
-  { endpoint: /^POST \/passkey\/(delete|update)-passkey$/, path: "status", betterAuth: 404, portcullis: 401, contract: "§10 Plugins (issue 13): an unknown passkey id and someone else's are the same 401 PASSKEY_NOT_FOUND (no existence oracle)" },
+  { scenario: "two-factor: an accepted TOTP code does not work a second time", step: "the same code again", path: WHOLE_STEP, contract: "§10 Plugins (RFC 6238 §5.2): each TOTP code is usable once: the replay of an accepted code in the same window fails with 401 INVALID_CODE" },
+  { endpoint: "POST /passkey/verify-registration", path: "status", betterAuth: 500, portcullis: 400, contract: "§1 Conventions (never 500 on a malformed attestation; bad input gets a clear 4xx): 400 FAILED_TO_VERIFY_REGISTRATION" },
+  { endpoint: /^POST \/passkey\/(delete|update)-passkey$/, path: "status", betterAuth: 404, portcullis: 401, contract: "§10 Plugins: an unknown passkey id and someone else's are the same 401 PASSKEY_NOT_FOUND (no existence oracle)" },
 ];
 
 /**

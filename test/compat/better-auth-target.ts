@@ -38,7 +38,7 @@ export async function startBetterAuth(port: number, oidc: TestOidcProvider): Pro
     rateLimit: { enabled: false },
     emailAndPassword: {
       enabled: true,
-      // CONTRACT.md §4 "Reset revokes all sessions of the user": better-auth's own option for it.
+      // docs/wire-contract.md §4 "Reset revokes all sessions of the user": better-auth's own option for it.
       revokeSessionsOnPasswordReset: true,
       sendResetPassword: async ({ user, url }) => mail(user.email, url),
     },
@@ -54,7 +54,7 @@ export async function startBetterAuth(port: number, oidc: TestOidcProvider): Pro
       deleteUser,
     },
     account: {
-      // CONTRACT.md §5: explicit linking links the provider account "whatever its email".
+      // docs/wire-contract.md §5: explicit linking links the provider account "whatever its email".
       accountLinking: { allowDifferentEmails: true },
     },
     socialProviders: {
@@ -69,7 +69,7 @@ export async function startBetterAuth(port: number, oidc: TestOidcProvider): Pro
     plugins: [
       username(),
       // The built-in roles spelled out: better-auth then refuses unknown roles, as Portcullis
-      // (which always knows its roles, CONTRACT.md §6) does.
+      // (which always knows its roles, docs/wire-contract.md §6) does.
       admin({ roles: defaultRoles }),
       deviceAuthorization({ interval: "1s", expiresIn: "30m" }),
       // Issuer, relying party: the values Portcullis is configured with (portcullis-target.ts).
@@ -79,7 +79,7 @@ export async function startBetterAuth(port: number, oidc: TestOidcProvider): Pro
       }),
       passkey({ rpID: PASSKEY_RP.id, rpName: PASSKEY_RP.name }),
       // After twoFactor: after-hooks run in plugin order, and a sign-in that two-factor turns into a
-      // pending one (no session, CONTRACT.md §3) must not send `set-auth-token` with the token of
+      // pending one (no session, docs/wire-contract.md §3) must not send `set-auth-token` with the token of
       // the session the two-factor hook has just deleted (bearer first would).
       bearer(),
       loopbackProviders(oidc),

@@ -1,5 +1,5 @@
 /**
- * Differential compatibility test (CONTRACT.md §10): one scenario list, run against an
+ * Differential compatibility test (docs/wire-contract.md §10): one scenario list, run against an
  * in-process better-auth 1.6 and against Portcullis, both driven by the official
  * `better-auth/client`. What the client sees must be the same on both, except for the
  * differences allowlist.ts admits, each with the CONTRACT section behind it.

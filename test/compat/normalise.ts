@@ -70,7 +70,7 @@ export class Normaliser {
     const origin = relative ? "" : (this.origins[url.origin] ?? url.origin);
     const params = [...url.searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const query = params.map(([k, v]) => `${k}=${this.param(k, v)}`).join("&");
-    // The reset link carries its token in the path (CONTRACT.md §4).
+    // The reset link carries its token in the path (docs/wire-contract.md §4).
     const path = url.pathname.replace(/\/reset-password\/[^/]+$/, "/reset-password/<token>");
     return `${origin}${path}${query ? `?${query}` : ""}${url.hash}`;
   }

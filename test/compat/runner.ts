@@ -176,7 +176,7 @@ export class Run {
   }
 }
 
-/** Error bodies: human text is not compared (CONTRACT.md §1: the code is the contract). */
+/** Error bodies: human text is not compared (docs/wire-contract.md §1: the code is the contract). */
 function errorBody(rest: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...rest };
   for (const key of ["message", "error_description"]) if (typeof out[key] === "string") out[key] = "<message>";

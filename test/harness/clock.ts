@@ -1,6 +1,6 @@
 import type { Clock } from "../../src/config/index.ts";
 
-/** Injected time (ARCHITECTURE.md style 5): tests move it instead of sleeping. */
+/** Injected time (docs/architecture.md style 5): tests move it instead of sleeping. */
 export class FakeClock implements Clock {
   private ms: number;
   constructor(start: Date = new Date()) {

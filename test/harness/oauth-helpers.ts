@@ -64,7 +64,7 @@ export function atServer(server: TestServer, url: string): string {
   return url.startsWith(`${PUBLIC_URL}/`) ? `${server.url}${url.slice(PUBLIC_URL.length)}` : url;
 }
 
-/** The state cookie's name on the plain-http test origin (CONTRACT.md §5). */
+/** The state cookie's name on the plain-http test origin (docs/wire-contract.md §5). */
 export const STATE_COOKIE = "portcullis.state";
 /** The Set-Cookie of a callback that used its state up: the state cookie cleared (and no session cookie). */
 export const STATE_CLEARED = `${STATE_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax`;

@@ -7,7 +7,7 @@ import { CLI_SECRET, finish, killChildren, runCli, STACK_LINE, tempDir } from ".
 import { join } from "node:path";
 
 /**
- * The commands other parts of issue 15 export, as the CLI runs them: `portcullis openapi` (§1)
+ * The commands the operations docs describe, as the CLI runs them: `portcullis openapi` (§1)
  * and `portcullis import better-auth` (§5), compiled, under plain node.
  */
 

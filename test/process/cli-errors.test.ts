@@ -8,7 +8,7 @@ import { freePort } from "./harness.ts";
 import { CLI_SECRET, finish, killChildren, logLines, REPO, runCli, STACK_LINE, tempDir, waitForStatus, type Run } from "./cli-run.ts";
 
 /**
- * Issue 15 §4: the CLI as an operator meets it (the compiled bin under plain node). --version and
+ * The CLI as an operator meets it (the compiled bin under plain node). --version and
  * --help exit 0; every start-up or config failure is one line per problem naming the key, the
  * environment variable when one set it, the problem and the fix, with exit code 1 and no stack.
  */

@@ -4,7 +4,7 @@ import { freePort } from "./harness.ts";
 import { finish, killChildren, logLines, runCli, waitForStatus } from "./cli-run.ts";
 
 /**
- * Issue 15 §4, as an operator runs it: JSON logs, LOG_LEVEL honoured, request ids in the lines,
+ * As an operator runs it: JSON logs, LOG_LEVEL honoured, request ids in the lines,
  * and no secret in the output (the service secret, a provider secret, a database password,
  * passwords, session tokens).
  */

@@ -6,7 +6,7 @@ import { freePort } from "./harness.ts";
 import { CLI_SECRET, cliEnv, finish, killChildren, logLines, REPO, runCli, spawnRun, waitForStatus } from "./cli-run.ts";
 
 /**
- * Issue 15 §4: SIGTERM reaches the server through `npm start`, and stops it gracefully: no new
+ * SIGTERM reaches the server through `npm start`, and stops it gracefully: no new
  * connections, the request in flight answered, the database closed, exit 0.
  */
 

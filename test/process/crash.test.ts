@@ -9,7 +9,7 @@ import { testDialect } from "../harness/database.ts";
 import { configFile, killAll, getJson, postJson, startServerProcess, type ServerProcess } from "./harness.ts";
 
 /**
- * Crash safety (issue 7 §4), on a SQLite file: the server process is killed with SIGKILL in the
+ * Crash safety, on a SQLite file: the server process is killed with SIGKILL in the
  * middle of a write-heavy load (concurrent sign-ups and sign-ins), restarted on the same file,
  * and every request that was answered 200 must be durable, nothing half-written: every user has
  * its credential account, no orphan rows, PRAGMA integrity_check ok. Several loops on one file.

@@ -6,7 +6,7 @@ import { createTestDatabase, testDialect, type TestDatabase } from "../harness/d
 import { configFile, killAll, postJson, startServerProcess, type ServerProcess } from "./harness.ts";
 
 /**
- * Issue 14 lever 5, "thread pool sized to the cores": the CLI (bin/portcullis.cjs) sizes libuv's
+ * "thread pool sized to the cores": the CLI (bin/portcullis.cjs) sizes libuv's
  * pool, where password hashes run, to one thread per core before node first uses it (libuv's
  * default is 4 on any machine); an operator's UV_THREADPOOL_SIZE wins; `serve --workers N`
  * gives each worker its share of the cores. Checked on real CLI processes: thread counts, the

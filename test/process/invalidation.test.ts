@@ -6,7 +6,7 @@ import { createTestDatabase, testDialect, type TestDatabase } from "../harness/d
 import { configFile, getJson, killAll, postJson, startServerProcess, type ServerProcess } from "./harness.ts";
 
 /**
- * Issue 14 lever 4: the session cache stays revocation-correct across instances. Every server
+ * The session cache stays revocation-correct across instances. Every server
  * here caches sessions for 60 s, so only the invalidation channel can make a revoke visible on
  * another instance: PostgreSQL LISTEN/NOTIFY between separate processes, node:cluster IPC
  * between the workers of `serve --workers 2` on SQLite.

@@ -4,7 +4,7 @@ import { createTestDatabase, testDialect, type TestDatabase } from "../harness/d
 import { configFile, killAll, postJson, startServerProcess, type ServerProcess } from "./harness.ts";
 
 /**
- * Issue 14 lever 2: the serving process loads only what runs. Started the way an operator does
+ * The serving process loads only what runs. Started the way an operator does
  * (`portcullis serve`), on a fresh database (migrations run in a `migrate` process of their
  * own) and again on the migrated one, with a sign-up served: no migrations code (umzug,
  * @mikro-orm/migrations), no other dialect's driver, no Redis client, no SMTP transport, no

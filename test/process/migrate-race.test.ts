@@ -7,7 +7,7 @@ import { createTestDatabase, testDialect, type TestDatabase } from "../harness/d
 import { configFile, killAll, SECRET, startServerProcess } from "./harness.ts";
 
 /**
- * Issue 11 item 12: instances started together on a fresh database take turns migrating
+ * Instances started together on a fresh database take turns migrating
  * (PostgreSQL advisory lock; SQLite exclusive lock). Several `portcullis migrate` processes
  * at once, then `serve` processes at once: every one exits 0 (or serves), each migration is
  * recorded once, and the schema is whole.

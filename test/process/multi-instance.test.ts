@@ -3,7 +3,7 @@ import { createTestDatabase, testDialect, type TestDatabase } from "../harness/d
 import { configFile, killAll, getJson, postJson, startServerProcess, type ServerProcess } from "./harness.ts";
 
 /**
- * Two server PROCESSES on one database (issue 7 §6): a session made on one works on the other,
+ * Two server PROCESSES on one database: a session made on one works on the other,
  * a revoke on one is seen at once by the other, and the rate limit is shared (storage
  * "database"). On PostgreSQL as deployed; on SQLite too (two processes on one file, WAL).
  * The session cache is off (cacheTtlMs 0: PostgreSQL's default; SQLite's default of 1 s

@@ -14,7 +14,7 @@ import { Browser, oidcProviders } from "../harness/oauth-helpers.ts";
 import { configFile, killAll, SECRET, startServerProcess, type ServerProcess } from "./harness.ts";
 
 /**
- * Issue 14 lever 3: no AsyncLocalStorage in the serving process. On Node 20 the first
+ * No AsyncLocalStorage in the serving process. On Node 20 the first
  * AsyncLocalStorage#run or #enterWith switches promise hooks on for the life of the process, and
  * every promise pays for them; MikroORM does it in em.transactional, em.flush and findAndCount.
  * The compiled service (bin/portcullis.cjs serve) runs under a probe loaded with `node --import`

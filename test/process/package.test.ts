@@ -11,7 +11,7 @@ import { configFile, killAll, SECRET, startServerProcess, type ServerProcess } f
 import { appSource, consumerPackageJson, consumerTsconfig, misuseSource, probeHooksSource, probeSource } from "./package-consumer.ts";
 
 /**
- * Issue 15 §0: another app installs Portcullis from the tarball `npm pack` makes and uses it
+ * Another app installs Portcullis from the tarball `npm pack` makes and uses it
  * under plain Node and its own strict tsconfig. Installed with --ignore-scripts: the client
  * needs no native build. The app runs against a service the test starts: on SQLite the
  * harness's, on PostgreSQL the INSTALLED package's own CLI (create-admin, serve), which also

@@ -7,7 +7,7 @@ import { freePort } from "./harness.ts";
 import { CLI_SECRET, finish, killChildren, runCli, waitForStatus } from "./cli-run.ts";
 
 /**
- * Issue 15 §4: while `serve` applies its migrations at start, liveness answers 200 (an
+ * While `serve` applies its migrations at start, liveness answers 200 (an
  * orchestrator must not kill a process busy migrating) and readiness 503 (no traffic yet). The
  * migration is held in progress by holding the migration lock (db/migration-lock.ts) from here,
  * as another instance migrating the same database would.

@@ -5,7 +5,7 @@ import { startPgProxy, type PgProxy, type Statement } from "../harness/pg-proxy.
 import { configFile, getJson, killAll, postJson, startServerProcess, type ServerProcess } from "./harness.ts";
 
 /**
- * Issue 14 lever 5: sign-in at the argon2 limit. What password sign-in costs the database on
+ * Sign-in at the argon2 limit. What password sign-in costs the database on
  * PostgreSQL, where every statement is a round trip: the service runs with its DATABASE_URL
  * pointing at a wire-protocol proxy (test/harness/pg-proxy.ts) that counts the statements it
  * sends. A sign-in without two-factor is the credential lookup and one INSERT … SELECT that

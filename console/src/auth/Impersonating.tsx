@@ -5,7 +5,7 @@ import { formatDate } from "../ui/format.ts";
 
 /**
  * The browser holds an impersonation session: it acts as the user, so no admin page is offered.
- * Stopping restores the admin's own session from the admin_session cookie (CONTRACT.md §6).
+ * Stopping restores the admin's own session from the admin_session cookie (docs/wire-contract.md §6).
  */
 export function Impersonating({ me, onStopped }: { me: SessionWithUser; onStopped: () => void }) {
   const action = useAction();

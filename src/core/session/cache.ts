@@ -11,7 +11,7 @@ export class SessionEntry {
 
   constructor(
     readonly value: SessionWithUser,
-    /** The presented token, echoed as `session.token` (CONTRACT.md §2); in memory only, like the request that carried it. */
+    /** The presented token, echoed as `session.token` (docs/wire-contract.md §2); in memory only, like the request that carried it. */
     private readonly token: string,
     readonly cachedAtMs: number,
   ) {

@@ -4,7 +4,7 @@ import { sha256 } from "../../crypto/tokens.ts";
 
 /**
  * Listings carry a `token` per session so the SDK's `revokeSession({ token })` idiom works
- * (CONTRACT.md §2), but the database keeps only digests, and handing out other sessions'
+ * (docs/wire-contract.md §2), but the database keeps only digests, and handing out other sessions'
  * secrets would turn a listing into a credential leak. Every session but the caller's gets an
  * opaque revocation handle instead: `sh.<session id>.<HMAC>`. It names a session for the
  * revoke endpoints and is never a credential: as a Bearer token or cookie its digest matches

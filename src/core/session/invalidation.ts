@@ -7,7 +7,7 @@ import type { Invalidation, SessionCache } from "./cache.ts";
 
 /**
  * How instances sharing one database tell each other what their session caches must forget
- * (issue 14 lever 4). PostgreSQL: LISTEN/NOTIFY on one channel, each instance its own listening
+ * (docs/performance.md, the session cache). PostgreSQL: LISTEN/NOTIFY on one channel, each instance its own listening
  * connection. `serve --workers N` on SQLite: the cluster's IPC, relayed by the primary. A
  * single process on SQLite needs neither.
  *

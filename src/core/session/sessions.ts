@@ -71,7 +71,7 @@ export interface ResolvedSession extends SessionWithUser {
   entry: SessionEntry;
 }
 
-/** The answer of every sign-in path to a banned user, with the operator's message (CONTRACT.md §3). */
+/** The answer of every sign-in path to a banned user, with the operator's message (docs/wire-contract.md §3). */
 export function bannedUser(app: App): AuthError {
   return new AuthError("BANNED_USER", { message: app.config.admin.bannedUserMessage });
 }
@@ -82,7 +82,7 @@ export function isBanActive(user: { banned: boolean; banExpires: Date | null }, 
 
 /**
  * The per-request session check: one prepared lookup, no write unless the sliding window moves
- * (CONTRACT.md §3: more than `updateAge` since the last extension, remember-me sessions only).
+ * (docs/wire-contract.md §3: more than `updateAge` since the last extension, remember-me sessions only).
  * Synchronous when the answer is cached or the store answers at once (SQLite): no promise, no
  * microtask on the hot path.
  */

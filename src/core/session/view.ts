@@ -93,7 +93,7 @@ export function publicSession(s: SessionRow) {
 
 export type PublicSession = ReturnType<typeof publicSession>;
 
-/** The get-session body (CONTRACT.md §2): the session with the presented token, and its user. */
+/** The get-session body (docs/wire-contract.md §2): the session with the presented token, and its user. */
 export function sessionBody(value: SessionWithUser, token: string) {
   return { session: { ...publicSession(value.session), token }, user: publicUser(value.user) };
 }

@@ -2,7 +2,7 @@ import { defineEntity } from "../mikro-orm.ts";
 import type { InferEntity } from "@mikro-orm/core";
 
 /**
- * One admin action (CONTRACT.md §6), written in the transaction of the change it records.
+ * One admin action (docs/wire-contract.md §6), written in the transaction of the change it records.
  * No foreign keys on purpose: the trail outlives the users it names (remove-user keeps it).
  * Ids are UUIDv7, so rows written within the same clock tick still list newest first.
  */

@@ -27,7 +27,7 @@ export const User = defineEntity({
   ],
   properties: (p) => ({
     id: p.uuid().primary(),
-    // Stored lower-cased (CONTRACT.md §2); uniqueness is the database's job.
+    // Stored lower-cased (docs/wire-contract.md §2); uniqueness is the database's job.
     email: p.string().length(320).unique("users_email_unique"),
     emailVerified: p.boolean().default(false),
     name: p.string().length(1024),

@@ -4,7 +4,7 @@ import type { SessionStore } from "./types.ts";
 
 export * from "./types.ts";
 
-/** Only the target's driver is loaded (issue 14 lever 2). */
+/** Only the target's driver is loaded. */
 export async function createSessionStore(target: DatabaseTarget, logger?: Logger): Promise<SessionStore> {
   if (target.dialect === "sqlite") return (await import("./sqlite.ts")).createSqliteSessionStore(target.location);
   return (await import("./postgres.ts")).createPostgresSessionStore(target.location, logger);

@@ -93,7 +93,7 @@ export interface SessionStore {
    */
   insertSignUp(rows: SignUpRows, orm: MikroORM): Promise<void>;
   /**
-   * Password sign-in's one write (issue 14 lever 5): the session, inserted only if its user
+   * Password sign-in's one write: the session, inserted only if its user
    * exists and is not banned at `now` (an expired ban does not count), in one prepared
    * statement. On PostgreSQL it reads the user row FOR SHARE: a ban or a removal, which lock the
    * row before ending the user's sessions, either commits first and is seen, or waits for this

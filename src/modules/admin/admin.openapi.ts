@@ -13,7 +13,7 @@ function permissionMaps(schema: JsonSchema) {
   requireOneOf("permissions", "permission")(schema);
 }
 
-/** OpenAPI docs of admin.router.ts (src/openapi/doc.ts): better-auth's admin plugin shapes (CONTRACT.md §6). */
+/** OpenAPI docs of admin.router.ts (src/openapi/doc.ts): better-auth's admin plugin shapes (docs/wire-contract.md §6). */
 export const adminDoc = moduleDoc({
   tag: "Admin",
   description: "Users, roles, bans, impersonation and sessions, for roles that hold the permissions. Every action is audited.",

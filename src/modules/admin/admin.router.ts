@@ -25,7 +25,7 @@ const userOut = (u: Parameters<typeof userRow>[0]) => publicUser(userRow(u));
 const actor = (ctx: AuthedContext) => actorOf(ctx.auth, ctx.req);
 
 /**
- * THE table of who may do what (CONTRACT.md §6): each procedure's permission is its first
+ * THE table of who may do what (docs/wire-contract.md §6): each procedure's permission is its first
  * line; the few inputs that need one more say so right below it.
  */
 export const adminRouter = router({
@@ -102,7 +102,7 @@ export const adminRouter = router({
    * Answers the get-session body of the session the caller holds afterwards: the admin's own,
    * restored from the admin_session cookie (better-auth's shape), or `null` when the request
    * carried no such cookie (a bearer client): the impersonation is over and no session is
-   * handed out (CONTRACT.md §6), the session cookie is cleared, and no set-auth-token is sent.
+   * handed out (docs/wire-contract.md §6), the session cookie is cleared, and no set-auth-token is sent.
    */
   stopImpersonating: authedProcedure.mutation(async ({ ctx }) => {
     const result = await impersonation.stopImpersonating(ctx.app, ctx.em, ctx.req, ctx.auth, ctx.readCookie(ADMIN_SESSION_COOKIE));

@@ -3,7 +3,7 @@ import { formBoolean, password, userImage } from "../../trpc/schema.ts";
 import { USER_LIST_FIELDS } from "../../db/user-list.ts";
 
 /*
- * Inputs of the admin procedures: better-auth's admin plugin shapes (CONTRACT.md §6). GET
+ * Inputs of the admin procedures: better-auth's admin plugin shapes (docs/wire-contract.md §6). GET
  * routes read the query string, where every value is a string: numbers are coerced here.
  */
 
@@ -87,7 +87,7 @@ export const revokeUserSessionInput = z
   .object({
     sessionToken: z.string().min(1).max(512).optional(),
     sessionId: z.string().min(1).max(64).optional(),
-    // CONTRACT.md §2: revoke-by-token endpoints also accept `{ id }`.
+    // docs/wire-contract.md §2: revoke-by-token endpoints also accept `{ id }`.
     id: z.string().min(1).max(64).optional(),
   })
   .refine((v) => v.sessionToken !== undefined || v.sessionId !== undefined || v.id !== undefined, {

@@ -12,7 +12,7 @@ export interface BanInput {
 }
 
 /**
- * Bans and ends every session acting as the user in the same transaction (CONTRACT.md §3).
+ * Bans and ends every session acting as the user in the same transaction (docs/wire-contract.md §3).
  * Every sign-in path then answers 403 BANNED_USER until the ban expires (it lifts itself at
  * the next sign-in) or an admin unbans.
  */

@@ -56,7 +56,7 @@ export type Restored =
 /**
  * Ends the impersonation session and hands the admin back their own session, only from the
  * admin_session cookie the request carries, when it is a live, ordinary session of the admin
- * who impersonated (CONTRACT.md §6). It never mints a new admin session: a leaked
+ * who impersonated (docs/wire-contract.md §6). It never mints a new admin session: a leaked
  * impersonation token must not turn into a 7-day session of the admin. A bearer client keeps
  * its own admin token and just drops the impersonation one.
  */

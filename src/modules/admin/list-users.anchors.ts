@@ -1,7 +1,7 @@
 import type { App } from "../../app.ts";
 
 /**
- * Keyset anchors for list-users pages deep inside a large list (issue 14, lever 6: "keyset
+ * Keyset anchors for list-users pages deep inside a large list ("keyset
  * paging where offset would scan").
  *
  * An offset page reads and skips `offset` index entries: offset 500,000 of a million users

@@ -27,7 +27,7 @@ export async function listUserSessions(app: App, em: EntityManager, userId: stri
     { user: userId, expiresAt: { $gt: app.clock.now() } },
     { orderBy: { createdAt: "desc" } },
   );
-  // `token`: a revocation handle (the caller's own raw token for its own session): CONTRACT.md §2.
+  // `token`: a revocation handle (the caller's own raw token for its own session): docs/wire-contract.md §2.
   return sessions.map((s) => ({ ...sessionOut(s), token: listedToken(app, s.id, caller) }));
 }
 

@@ -7,7 +7,7 @@ import { isUuid, listAccounts } from "../../core/index.ts";
  * device codes they claimed. Read-only; an unknown user simply has none (like list-user-sessions).
  */
 
-/** CONTRACT.md §2 accounts: never a token or a password hash. */
+/** docs/wire-contract.md §2 accounts: never a token or a password hash. */
 export async function listUserAccounts(em: EntityManager, userId: string) {
   return isUuid(userId) ? listAccounts(em, userId) : [];
 }

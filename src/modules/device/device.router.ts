@@ -17,7 +17,7 @@ const NO_CACHE = { pragma: "no-cache" };
  * Approve and deny answer in the RFC 6749 §5.2 shape like the other device endpoints, with
  * better-auth's device plugin's names and statuses; tRPC keeps the precise code in data.authCode.
  * Left as they are: VALIDATION_ERROR (better-auth's own validation answers that shape too) and
- * IMPERSONATION_NOT_ALLOWED (CONTRACT.md §6 names it for device approval).
+ * IMPERSONATION_NOT_ALLOWED (docs/wire-contract.md §6 names it for device approval).
  */
 export const DECISION_ERRORS: Readonly<Partial<Record<ErrorCode, string>>> = {
   UNAUTHORIZED: "unauthorized",

@@ -109,7 +109,7 @@ function slowDown(intervalSec: number): OAuthError {
 /**
  * The approved code is exchanged exactly once: one conditional delete decides, and the session
  * is issued in the same transaction. Every way to get a session refuses a banned user
- * (CONTRACT.md §4): the grant then ends as access_denied, with no session.
+ * (docs/wire-contract.md §4): the grant then ends as access_denied, with no session.
  */
 async function exchange(app: App, em: EntityManager, req: RequestInfo, row: IDeviceCode): Promise<TokenResponse> {
   const userId = row.user?.id;

@@ -49,7 +49,7 @@ export async function signUp(app: App, req: RequestMeta, input: SignUpInput): Pr
     now,
   );
   // One write (session store: prepared statements, no ORM): the ORM's query building cost more
-  // main-thread time than the rest of sign-up (issue 14 lever 5).
+  // main-thread time than the rest of sign-up.
   const issued = needsVerification ? null : newSession(app, req, { userId: user.id, rememberMe: input.rememberMe });
   await mapUniqueViolation(() =>
     app.sessions.insertSignUp(
@@ -125,7 +125,7 @@ export async function signInWithPassword(
       await tx.nativeUpdate(User, { id: user.id }, { banned: false, banReason: null, banExpires: null, updatedAt: now });
       signedInUser = { ...user, banned: false, banReason: null, banExpires: null, updatedAt: now };
     }
-    // Two-factor (CONTRACT.md §10): the password alone ends in a pending sign-in, not a session.
+    // Two-factor (docs/wire-contract.md §10): the password alone ends in a pending sign-in, not a session.
     const step = await secondStep(app, tx, user, "password", { rememberMe: rememberMe ?? true, trustCookie: opts.trustCookie });
     if (step.kind === "pending") return { token: null, cookieMaxAgeSec: null, user: signedInUser, secondStep: step };
     const issued = await issueSession(app, tx, req, { userId: user.id, rememberMe });

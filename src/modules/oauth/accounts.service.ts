@@ -11,7 +11,7 @@ import { getProvider, oauthRuntime } from "./runtime.ts";
 import { openTokens, resealKept, sealTokens, type OpenedTokens } from "./tokens.ts";
 import { CREDENTIAL_PROVIDER } from "../../core/index.ts";
 
-/** get-access-token refreshes first when the token expires within this (CONTRACT.md §5). */
+/** get-access-token refreshes first when the token expires within this (docs/wire-contract.md §5). */
 export const REFRESH_MARGIN_MS = 5_000;
 
 export interface AccountRef {
@@ -133,7 +133,7 @@ export async function accountInfo(app: App, em: EntityManager, requestId: string
     throw providerFailure(app, requestId, provider.name, "account info", err);
   }
   const { id, name, email, image, emailVerified } = profile.user;
-  // The standard user info (CONTRACT.md §5) as the provider gave it, like better-auth: a name or
+  // The standard user info (docs/wire-contract.md §5) as the provider gave it, like better-auth: a name or
   // image it did not send is left out, one it sent as null stays null.
   return { user: { id, ...(name !== undefined ? { name } : {}), email, ...(image !== undefined ? { image } : {}), emailVerified }, data: profile.raw };
 }

@@ -2,7 +2,7 @@ import { ERRORS } from "../../errors.ts";
 import { escapeHtml } from "../../security/html.ts";
 
 /**
- * GET {base}/error?error=CODE (CONTRACT.md §9, better-auth's error page): where a browser lands
+ * GET {base}/error?error=CODE (docs/wire-contract.md §9, better-auth's error page): where a browser lands
  * when an OAuth callback fails and the flow named no errorCallbackURL. Static HTML with no script;
  * the bridge sends it with a CSP that allows none. The code comes from the URL, so anyone can
  * link here with any text: it is escaped, cut short, and the message beside it is ours, never

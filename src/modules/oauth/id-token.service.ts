@@ -92,7 +92,7 @@ export async function signInWithIdToken(app: App, em: EntityManager, req: Reques
 
 /**
  * POST /link-social with `idToken` (better-auth's direct link): the same checks as a sign-in
- * token, then CONTRACT.md §5's explicit linking (linking.service linkToUser: whatever the email,
+ * token, then docs/wire-contract.md §5's explicit linking (linking.service linkToUser: whatever the email,
  * 409 when the account belongs to another user). The router lets only a lasting-access session here.
  */
 export async function linkWithIdToken(app: App, em: EntityManager, req: RequestMeta, userId: string, input: IdTokenSignInInput): Promise<void> {

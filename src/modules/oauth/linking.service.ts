@@ -14,7 +14,7 @@ import { openTokens, resealKept, sealTokens, type GrantedTokens } from "./tokens
 /** A provider's answer at the callback (or a verified ID token): who the user is there, and the tokens it issued. */
 export interface ProviderLogin {
   provider: OAuthProvider;
-  /** Email already normalized (lower-cased, CONTRACT.md §2). */
+  /** Email already normalized (lower-cased, docs/wire-contract.md §2). */
   profile: StandardUserInfo;
   tokens: GrantedTokens;
   /** What the flow asked for; null when unknown (an ID token): the stored scope then stays. */
@@ -48,7 +48,7 @@ function emailProven(app: App, login: ProviderLogin): boolean {
   return login.profile.emailVerified || app.config.trustedProviders.includes(login.provider.name);
 }
 
-/** 403 BANNED_USER for an active ban (CONTRACT.md §4); true when an expired ban is still on record. */
+/** 403 BANNED_USER for an active ban (docs/wire-contract.md §4); true when an expired ban is still on record. */
 function checkBan(app: App, user: IUser, now: Date): boolean {
   if (isBanActive(userRow(user), now)) throw bannedUser(app);
   return user.banned;
@@ -103,7 +103,7 @@ async function updateUser(tx: EntityManager, userId: string, change: { liftsBan:
 }
 
 /**
- * Uniqueness is the database's (ARCHITECTURE.md style 7). Two callbacks for one provider
+ * Uniqueness is the database's (docs/architecture.md style 7). Two callbacks for one provider
  * account, or a sign-up racing a social sign-in for one email: one transaction hits the unique
  * index and rolls back, and the rules run once more, now seeing the winner's row (same user:
  * rule 1; another user: 409).
@@ -124,7 +124,7 @@ async function withUniqueRetry<T>(em: EntityManager, work: (tx: EntityManager) =
 
 type Resolved = SocialSignIn & { userChanged: boolean };
 
-/** CONTRACT.md §5, the seed's three rules with the linking-safety rule, in one transaction. */
+/** docs/wire-contract.md §5, the seed's three rules with the linking-safety rule, in one transaction. */
 async function resolveSignIn(app: App, tx: EntityManager, req: RequestInfo, login: ProviderLogin): Promise<Resolved> {
   const now = app.clock.now();
   const { provider, profile } = login;
@@ -150,7 +150,7 @@ async function resolveSignIn(app: App, tx: EntityManager, req: RequestInfo, logi
     const liftsBan = checkBan(app, existing, now);
     const takesOver = !existing.emailVerified;
     if (takesOver) {
-      // Pre-account-takeover defence (CONTRACT.md §5): whoever registered this address without
+      // Pre-account-takeover defence (docs/wire-contract.md §5): whoever registered this address without
       // proving it loses every way in, in this transaction: the unverified password, sessions,
       // device codes, mailed links, link flows, and every linked account. No record says when an
       // address stopped being verified, so every account of an unverified user counts as linked

@@ -17,7 +17,7 @@ export const oauthErrors = {
   FAILED_TO_GET_ACCESS_TOKEN: [400, "Failed to get a valid access token"],
   REFRESH_TOKEN_NOT_FOUND: [400, "Refresh token not found"],
   // 401
-  /** A sign-in or link-social ID token that fails verification (signature, iss, aud, exp, nonce), is stale, or was already used (docs/security.md): CONTRACT.md §9. */
+  /** A sign-in or link-social ID token that fails verification (signature, iss, aud, exp, nonce), is stale, or was already used (docs/security.md): docs/wire-contract.md §9. */
   INVALID_ID_TOKEN: [401, "Invalid token", "INVALID_TOKEN"],
   // 409
   ACCOUNT_ALREADY_LINKED_TO_DIFFERENT_USER: [409, "Account already linked to a different user"],

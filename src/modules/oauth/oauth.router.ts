@@ -13,7 +13,7 @@ import { getProvider } from "./runtime.ts";
 import { STATE_COOKIE, STATE_COOKIE_MAX_AGE_SEC } from "./state.ts";
 
 /**
- * `{ url, redirect }` plus `Location` (CONTRACT.md §5); the browser client follows it. The state
+ * `{ url, redirect }` plus `Location` (docs/wire-contract.md §5); the browser client follows it. The state
  * cookie goes with it in every case: a `disableRedirect` caller opens the URL in the same browser.
  */
 function authorizationAnswer(ctx: Context, { url, stateCookie }: service.Authorization, disableRedirect: boolean | undefined) {
@@ -98,7 +98,7 @@ export const oauthProcedures = {
     return { redirect: true as const, url };
   }),
 
-  // Provider tokens are lasting access (CONTRACT.md §6): a refresh token outlives an impersonation.
+  // Provider tokens are lasting access (docs/wire-contract.md §6): a refresh token outlives an impersonation.
   getAccessToken: lastingAccessProcedure
     .input(schema.accountRefInput)
     .mutation(({ ctx, input }) => accounts.getAccessToken(ctx.app, ctx.em, ctx.req.requestId, ctx.auth.user.id, input)),

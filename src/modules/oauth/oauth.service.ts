@@ -105,7 +105,7 @@ export type CallbackOutcome = { kind: "signed-in"; session: SocialSignIn; redire
 
 const emailFormat = z.email();
 
-/** The provider's address, lower-cased (CONTRACT.md §2); null when it is not an address. */
+/** The provider's address, lower-cased (docs/wire-contract.md §2); null when it is not an address. */
 export function profileEmail(email: string): string | null {
   const normalized = normalizeEmail(email);
   return normalized.length <= 320 && emailFormat.safeParse(normalized).success ? normalized : null;

@@ -38,7 +38,7 @@ export function getProvider(app: App, name: string): OAuthProvider {
   return provider;
 }
 
-/** CONTRACT.md §5: `{public URL}{base}/callback/{name}`, the same in the request and the exchange (RFC 6749 §4.1.3). */
+/** docs/wire-contract.md §5: `{public URL}{base}/callback/{name}`, the same in the request and the exchange (RFC 6749 §4.1.3). */
 export function redirectUri(app: App, providerName: string): string {
   return `${app.config.publicUrl.replace(/\/+$/, "")}${app.config.basePath}/callback/${encodeURIComponent(providerName)}`;
 }

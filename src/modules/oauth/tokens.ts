@@ -3,7 +3,7 @@ import type { IAccount } from "../../db/entities/index.ts";
 import type { TokenSet } from "../../social-providers/index.ts";
 
 /**
- * Provider tokens at rest (CONTRACT.md §5): each sealed with AES-256-GCM, its associated data
+ * Provider tokens at rest (docs/wire-contract.md §5): each sealed with AES-256-GCM, its associated data
  * naming the account row and the column, so a sealed token copied into another row or column
  * does not open.
  */

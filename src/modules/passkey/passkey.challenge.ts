@@ -10,7 +10,7 @@ import { consumeVerification, storeVerification } from "../../core/index.ts";
  * by the Relying Party). One verification row per ceremony, keyed by the SHA-256 of a random
  * token that only the browser holds, in the `passkey` cookie (better-auth's
  * `better-auth-passkey` cookie): a challenge made for one browser is useless from another.
- * The row keeps the challenge's SHA-256, never the challenge (CONTRACT.md §10). Five minutes,
+ * The row keeps the challenge's SHA-256, never the challenge (docs/wire-contract.md §10). Five minutes,
  * better-auth's MAX_AGE_IN_SECONDS.
  */
 const PURPOSE = "passkey-challenge";

@@ -55,5 +55,5 @@ export function publicPasskey(p: Omit<IPasskey, "user"> & { user: { id: string }
 
 export type PublicPasskey = ReturnType<typeof publicPasskey>;
 
-/** @simplewebauthn/server, loaded on the first passkey ceremony (issue 14 lever 2: ~26 MiB a server without passkeys never pays). */
+/** @simplewebauthn/server, loaded on the first passkey ceremony (~26 MiB a server without passkeys never pays). */
 export const webauthn = () => import("@simplewebauthn/server");

@@ -11,7 +11,7 @@ import * as ceremony from "./passkey.ceremony.ts";
 import { consumeChallenge, saveChallenge } from "./passkey.challenge.ts";
 import { joinTransports, publicPasskey, relyingParty, splitTransports, webauthn, type PublicPasskey } from "./passkey.rules.ts";
 
-/** better-auth's passkey plugin rules, with the differences of CONTRACT.md §10 (passkey.rules.ts, passkey.challenge.ts). */
+/** better-auth's passkey plugin rules, with the differences of docs/wire-contract.md §10 (passkey.rules.ts, passkey.challenge.ts). */
 type RequestMeta = RequestInfo & { requestId: string };
 
 async function credentialsOf(em: EntityManager, userId: string) {

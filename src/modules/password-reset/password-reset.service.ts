@@ -61,7 +61,7 @@ export async function isResetTokenLive(app: App, em: EntityManager, token: strin
  * the hash (creating the credential account of a user who has none), and remove everything the
  * user holds but the password: sessions, device codes, every other reset or verification link,
  * link flows. The link proves the address: an unverified one becomes verified, and the provider
- * accounts linked while nobody had proven it go too (CONTRACT.md §5 linking safety).
+ * accounts linked while nobody had proven it go too (docs/wire-contract.md §5 linking safety).
  */
 export async function resetPassword(app: App, em: EntityManager, token: string, newPassword: string): Promise<void> {
   checkPasswordLength(app.config, newPassword);

@@ -11,7 +11,7 @@ import { changeEmailConfirmationEmail, verificationEmail } from "../../mail/temp
 import { addressChanged, consumeToken, issueToken, mailTokenLater, parseEmail, sendVerificationLater, userChanged, userRow } from "../../core/index.ts";
 
 /**
- * POST /change-email (CONTRACT.md §9, better-auth's flow with `updateEmailWithoutVerification`
+ * POST /change-email (docs/wire-contract.md §9, better-auth's flow with `updateEmailWithoutVerification`
  * and `sendChangeEmailConfirmation`):
  * - unverified address: nothing proven is lost, so the email moves at once (still unverified)
  *   and a verification link goes to the new address;

@@ -8,7 +8,7 @@ import { deleteAccountEmail } from "../../mail/templates.ts";
 import { type Actor, consumeToken, deleteUserAndEverything, issueToken, mailTokenLater, recordAudit, type ResolvedSession, type StepUp } from "../../core/index.ts";
 
 /**
- * POST /delete-user and GET /delete-user/callback (CONTRACT.md §9). Proof that the account
+ * POST /delete-user and GET /delete-user/callback (docs/wire-contract.md §9). Proof that the account
  * holder is at the keyboard: the password, a session signed in within `session.freshAgeSec`, or
  * the mailed single-use link opened where the user is signed in. Anything less gets the link.
  */

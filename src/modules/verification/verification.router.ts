@@ -15,7 +15,7 @@ export const verificationProcedures = {
   }),
 
   /**
-   * The mailed link: email verification, or a step of change-email (CONTRACT.md §9). With a
+   * The mailed link: email verification, or a step of change-email (docs/wire-contract.md §9). With a
    * callbackURL the bridge answers 302 (`?error=INVALID_TOKEN` on a bad token) and tRPC callers
    * read `url`; without one, `{ status: true, user }` (null for a verified address, the moved user
    * once a change of email is done; none for the approval step) or 400 INVALID_TOKEN. A mutation: it uses the token up, even though the link arrives as a GET.

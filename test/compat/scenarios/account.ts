@@ -1,4 +1,4 @@
-/** Account self-service (CONTRACT.md §9): change-email and delete-user, both paths of each. */
+/** Account self-service (docs/wire-contract.md §9): change-email and delete-user, both paths of each. */
 import { PASSWORD, type Run, type Scenario } from "../runner.ts";
 import { noteSessionCookie, signUp, withoutCallback, type Person } from "./helpers.ts";
 

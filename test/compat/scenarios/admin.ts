@@ -1,4 +1,4 @@
-/** The admin plugin's endpoints, every one (CONTRACT.md §6). */
+/** The admin plugin's endpoints, every one (docs/wire-contract.md §6). */
 import { expect } from "vitest";
 import { PASSWORD, type Scenario } from "../runner.ts";
 import { admin, byCreatedAt, noteSessionCookie, signUp } from "./helpers.ts";

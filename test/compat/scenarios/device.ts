@@ -1,4 +1,4 @@
-/** Device authorization grant, RFC 8628 (CONTRACT.md §7). Both servers poll at a 1 s interval here. */
+/** Device authorization grant, RFC 8628 (docs/wire-contract.md §7). Both servers poll at a 1 s interval here. */
 import type { Actor } from "../actor.ts";
 import type { Run, Scenario } from "../runner.ts";
 import { signUp } from "./helpers.ts";

@@ -1,4 +1,4 @@
-/** Email and password (CONTRACT.md §3, §4): sign-up, sign-in, sign-out, sessions. */
+/** Email and password (docs/wire-contract.md §3, §4): sign-up, sign-in, sign-out, sessions. */
 import { PASSWORD, type Scenario } from "../runner.ts";
 import { byCreatedAt, signUp } from "./helpers.ts";
 

@@ -1,4 +1,4 @@
-/** Verification and password-reset mails (CONTRACT.md §4). */
+/** Verification and password-reset mails (docs/wire-contract.md §4). */
 import { PASSWORD, type Scenario } from "../runner.ts";
 import { noteSessionCookie, signUp, withoutCallback } from "./helpers.ts";
 

@@ -1,4 +1,4 @@
-/** Small endpoints every client may touch (CONTRACT.md §4, §9). */
+/** Small endpoints every client may touch (docs/wire-contract.md §4, §9). */
 import type { Scenario } from "../runner.ts";
 
 export const misc: Scenario[] = [

@@ -1,5 +1,5 @@
 /**
- * Passkeys (CONTRACT.md §10, issue 13): better-auth's passkey plugin endpoints through
+ * Passkeys (docs/wire-contract.md §10): better-auth's passkey plugin endpoints through
  * passkeyClient and `$fetch`, up to the shapes. A WebAuthn ceremony needs an authenticator
  * (navigator.credentials): the browser test covers it (test/browser/passkey.test.ts).
  */

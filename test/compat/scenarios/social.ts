@@ -1,4 +1,4 @@
-/** OAuth 2.0 social sign-in and linking with the loopback OpenID provider (CONTRACT.md §5, §9). */
+/** OAuth 2.0 social sign-in and linking with the loopback OpenID provider (docs/wire-contract.md §5, §9). */
 import { PASSWORD, type Scenario } from "../runner.ts";
 import { authorize, mintIdToken, providerAccount, signUp, socialFlow } from "./helpers.ts";
 

@@ -2,7 +2,7 @@
  * Two-factor steps the scenarios share, and TOTP codes computed as an authenticator app does
  * (`otpauth`, from the secret in the URI the server gave).
  *
- * Portcullis accepts each TOTP code once (RFC 6238 §5.2, issue 13): a code of a step at or before
+ * Portcullis accepts each TOTP code once (RFC 6238 §5.2): a code of a step at or before
  * the last accepted one is refused, better-auth accepts it again. So the codes a scenario has
  * accepted belong to successive steps of the ±1-step window: `-1` (30 s ago), then `0` (now),
  * then `+1` (in 30 s), on both servers. Only the replay scenario reuses one, on purpose.

@@ -1,4 +1,4 @@
-/** Two-factor (CONTRACT.md §10, issue 13): better-auth's two-factor plugin through twoFactorClient. */
+/** Two-factor (docs/wire-contract.md §10): better-auth's two-factor plugin through twoFactorClient. */
 import { PASSWORD, type Scenario } from "../runner.ts";
 import { signUp } from "./helpers.ts";
 import { enrolled, otherCode, secretOf, signInPending, totpCode, wrongTotpCode } from "./two-factor-helpers.ts";

@@ -1,4 +1,4 @@
-/** Usernames (CONTRACT.md §4), update-user, change-password, verify-password (§4, §9). */
+/** Usernames (docs/wire-contract.md §4), update-user, change-password, verify-password (§4, §9). */
 import { PASSWORD, type Scenario } from "../runner.ts";
 import { byCreatedAt, noteSessionCookie, signUp } from "./helpers.ts";
 

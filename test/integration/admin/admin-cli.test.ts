@@ -108,7 +108,7 @@ describe("portcullis create-admin", () => {
   });
 });
 
-describe("create-admin keeps the password out of the process list (issue 11 item 13)", () => {
+describe("create-admin keeps the password out of the process list", () => {
   it("reads a new admin's password from piped standard input (one trailing newline dropped), without a warning", async () => {
     const piped = uniqueEmail("piped");
     const password = "  piped password with spaces  ";

@@ -5,7 +5,7 @@ import { post } from "../../harness/http.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
- * Issue 15 §0: a bearer client impersonates with the typed client alone. The impersonation
+ * A bearer client impersonates with the typed client alone. The impersonation
  * session's token is in the typed result (`session.token`, better-auth's body), so no custom
  * fetch has to read `set-auth-token`.
  */
@@ -50,7 +50,7 @@ describe("admin.impersonateUser through the typed client", () => {
     expect(seen?.session.impersonatedBy).toBe(admin.id);
     expect(seen?.session.id).toBe(started.session.id);
 
-    // A bearer client: ending it hands nothing back (CONTRACT.md §6), the admin keeps its own token.
+    // A bearer client: ending it hands nothing back (docs/wire-contract.md §6), the admin keeps its own token.
     expect(await asTarget.admin.stopImpersonating.mutate()).toBeNull();
     expect(await asTarget.getSession.query()).toBeNull();
     expect((await adminClient.getSession.query())?.user.id).toBe(admin.id);

@@ -121,7 +121,7 @@ describe("impersonation", () => {
     const impToken = start.headers.get("set-auth-token")!;
     expect((await get(`${server.auth}/get-session`, { bearer: impToken })).body.user.id).toBe(target.id);
 
-    // No admin_session cookie: nothing to restore, and no new admin session (issue 11 item 7).
+    // No admin_session cookie: nothing to restore, and no new admin session.
     const stop = await adminPost(server, "stop-impersonating", undefined, impToken);
     expect(stop.status, stop.text).toBe(200);
     expect(stop.body).toBeNull();

@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from "../../harness/server.ts";
 import { adminPost, bootstrapAdmin, captureSql, idsOf, listUsersPage, type SignedInUser } from "../../harness/admin-helpers.ts";
 
 /**
- * Admin list-users over 20,000 users (issue 14, lever 6): deep offsets, the nearer-end read,
+ * Admin list-users over 20,000 users: deep offsets, the nearer-end read,
  * the total counted once per filter, and (per dialect) the plans of the statements it issues.
  * The answers are compared with the same list sorted here, in memory.
  */

@@ -1,6 +1,6 @@
 /**
  * better-auth's official client with its admin plugin, unchanged, against our bridge
- * (CONTRACT.md §6: "endpoints, requests and responses as better-auth's admin plugin"). Node has
+ * (docs/wire-contract.md §6: "endpoints, requests and responses as better-auth's admin plugin"). Node has
  * no cookie jar: the session travels as `set-auth-token` → `Authorization: Bearer`.
  */
 import { createAuthClient } from "better-auth/client";
@@ -90,7 +90,7 @@ describe("better-auth/client admin plugin", () => {
     const asTarget = await client.getSession();
     expect(asTarget.data!.user.id).toBe(target.id);
     // A bearer client carries no admin_session cookie: the impersonation ends and no admin
-    // session is minted (CONTRACT.md §6), so the client goes back to the token it kept.
+    // session is minted (docs/wire-contract.md §6), so the client goes back to the token it kept.
     const stop = await client.admin.stopImpersonating();
     expect(stop.error).toBeNull();
     expect(stop.data).toBeNull();

@@ -6,7 +6,7 @@ import { adminPost, bootstrapAdmin, expectError, PASSWORD, signIn, signUp, type 
 import { callbackUri, oidcProviders } from "../../harness/oauth-helpers.ts";
 
 /**
- * Issue 11 items 5 and 7 (CONTRACT.md §6): an impersonation session may read and act as the
+ * docs/wire-contract.md §6: an impersonation session may read and act as the
  * user but never creates lasting access; stopping it never mints an admin session.
  */
 
@@ -58,7 +58,7 @@ async function sessionRows(userId: string): Promise<string[]> {
   return rows.map((r: { id: string }) => r.id).sort();
 }
 
-describe("impersonation sessions never create lasting access (issue 11 item 5)", () => {
+describe("impersonation sessions never create lasting access", () => {
   it("device approval: 403 IMPERSONATION_NOT_ALLOWED over REST and tRPC; the user can still approve, and deny stays open", async () => {
     const { target, imp } = await impersonated();
     const code = await deviceCode();
@@ -112,7 +112,7 @@ describe("impersonation sessions never create lasting access (issue 11 item 5)",
   });
 });
 
-describe("stop-impersonating never mints an admin session (issue 11 item 7)", () => {
+describe("stop-impersonating never mints an admin session", () => {
   it("Bearer only, no admin_session cookie: the impersonation ends, no admin session is created or handed out", async () => {
     const { target, imp, sessionId } = await impersonated();
     const adminSessionsBefore = await sessionRows(admin.id);

@@ -1,5 +1,5 @@
 /**
- * The official better-auth client SDK, unchanged, against our REST bridge (CONTRACT.md: "its
+ * The official better-auth client SDK, unchanged, against our REST bridge (docs/wire-contract.md: "its
  * official client SDK works against us unchanged"). Node has no cookie jar, so the session
  * travels the way better-auth documents for non-browser clients: read `set-auth-token`, send
  * it back as `Authorization: Bearer`.

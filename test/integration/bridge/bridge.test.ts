@@ -7,7 +7,7 @@ import { cookieFrom, get, post, request, TEST_ORIGIN, uniqueEmail, type Reply } 
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
- * The REST bridge's own guards (CONTRACT.md §1, §3): routing, body parsing and limits,
+ * The REST bridge's own guards (docs/wire-contract.md §1, §3): routing, body parsing and limits,
  * error shapes, CSRF origin checks and callback URL checks.
  */
 

@@ -1,5 +1,5 @@
 /**
- * CONTRACT.md §3: the session cookie's name and attributes on sign-up, sign-in and sign-out,
+ * docs/wire-contract.md §3: the session cookie's name and attributes on sign-up, sign-in and sign-out,
  * over plain http, over an https public URL, and with a configured cookie prefix.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

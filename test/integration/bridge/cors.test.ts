@@ -4,7 +4,7 @@ import { cookieFrom, request, uniqueEmail, type Reply } from "../../harness/http
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
- * CORS for `trustedOrigins` (issue 15 §0) at the HTTP level: preflights on every bridge route and
+ * CORS for `trustedOrigins` at the HTTP level: preflights on every bridge route and
  * on /api/trpc, the headers of actual answers (the get-session fast path, errors, tRPC), and
  * nothing CORS for other origins. test/browser/cors.test.ts shows a browser honouring them.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 14 lever 3: GET {base}/get-session is answered by the bridge calling answerGetSession
+ * GET {base}/get-session is answered by the bridge calling answerGetSession
  * directly (rest-bridge/get-session.ts); every other spelling of the path goes through the
  * general route and the tRPC procedure. All of them give one answer: body, cookie effects,
  * rate limit, headers.

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
  * Requests node:http's parser refuses never reach a route: the server's clientError handler still
- * answers them in the contract's JSON shape (CONTRACT.md §9) and closes the connection. Raw
+ * answers them in the contract's JSON shape (docs/wire-contract.md §9) and closes the connection. Raw
  * sockets, since fetch cannot send malformed requests.
  */
 let server: TestServer;

@@ -6,7 +6,7 @@ import { captureLog } from "../../harness/log-capture.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
- * Issue 15 §4: X-Request-Id. A caller's sane id is taken and returned, anything else is replaced
+ * X-Request-Id. A caller's sane id is taken and returned, anything else is replaced
  * by one of ours; every answer carries the id (general routes, the get-session fast path,
  * errors, tRPC, CORS preflights, node:http's own refusals) and the request's log line names it.
  * HEAD answers on the health routes.

@@ -11,7 +11,7 @@ import { captureLog, type CapturedLog } from "../../harness/log-capture.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
- * Issue 11, the HTTP edge (rest-bridge/): §1 one spelling of a path for routing and rate limits,
+ * The HTTP edge (rest-bridge/): §1 one spelling of a path for routing and rate limits,
  * §9 tRPC mutations take JSON only, §16 a client that aborts its upload is no server error,
  * §17 login CSRF, §18 trustProxy believes only the hops it is told to.
  *

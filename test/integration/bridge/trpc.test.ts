@@ -4,7 +4,7 @@ import type { AppRouter } from "../../../src/index.ts";
 import { cookieFrom, get, post, request, TEST_ORIGIN, uniqueEmail, type Reply } from "../../harness/http.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
-/** The tRPC surface at /api/trpc (CONTRACT.md §1): plain JSON, contract statuses, error.data.authCode. */
+/** The tRPC surface at /api/trpc (docs/wire-contract.md §1): plain JSON, contract statuses, error.data.authCode. */
 
 let server: TestServer;
 let trpc: string;
@@ -50,7 +50,7 @@ describe("queries", () => {
     const { session, user } = res.body.result.data;
     expect(Object.keys(res.body.result.data).sort()).toEqual(["session", "user"]);
     expect(session).toMatchObject({ userId: u.userId, expiresAt: expect.stringMatching(ISO), createdAt: expect.stringMatching(ISO) });
-    expect(session.token).toBe(u.token); // CONTRACT.md §2: the presented token, echoed
+    expect(session.token).toBe(u.token); // docs/wire-contract.md §2: the presented token, echoed
     expect(user).toMatchObject({ id: u.userId, email: u.email, emailVerified: false, role: "user", createdAt: expect.stringMatching(ISO) });
     // no transformer: no superjson envelope
     expect(res.text).not.toContain('"json"');

@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from "../../harness/server.ts";
 import { ACTOR_PASSWORD, VICTIM_PASSWORD, type AuthKind, type Case, type Seed } from "./generators.ts";
 
 /**
- * Hostile input (issue 7 §2), property-based: generated bodies, queries, headers and paths go
+ * Hostile input, property-based: generated bodies, queries, headers and paths go
  * to EVERY route of the bridge's table (rest-bridge/routes.ts) and to /api/trpc/<EVERY
  * procedure> of the router, so a route added later is fuzzed without editing these files.
  *
@@ -62,7 +62,7 @@ const DIGEST_SKIP_TABLES = new Set(["rate_limits", "mikro_orm_migrations"]);
 /**
  * Columns a refused request writes on purpose: a device poll's time (RFC 8628 slow_down), and the
  * counters of wrong second-factor codes (the count is the brute-force defence: a wrong code is
- * refused and counted, issue 13). Every other column of every table must stay as it was.
+ * refused and counted). Every other column of every table must stay as it was.
  */
 const DIGEST_SKIP_COLUMNS: Record<string, Set<string>> = {
   device_codes: new Set(["last_polled_at"]),

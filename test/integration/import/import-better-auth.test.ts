@@ -1,5 +1,5 @@
 /**
- * Moving over from better-auth (issue 15 §5): a real better-auth 1.6 database (test/harness/import-helpers.ts)
+ * Moving over from better-auth: a real better-auth 1.6 database (test/harness/import-helpers.ts)
  * imported with importBetterAuth, then used through the official better-auth client against
  * Portcullis: old passwords sign in (and become argon2id), old session tokens get the session as
  * Bearer and as cookie, provider tokens open, a mailed reset link works, bans and roles hold.

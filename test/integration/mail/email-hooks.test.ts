@@ -1,5 +1,5 @@
 /**
- * Mail from config (issue 15 §4): `email.send` delivers instead of SMTP, `email.templates` write
+ * Mail from config: `email.send` delivers instead of SMTP, `email.templates` write
  * each kind in the reader's language (Accept-Language), and without SMTP in production no live
  * link reaches the log unless `email.logLinks` says so. Real SMTP (test/harness/smtp.ts) and a
  * real pino logger (test/harness/log-capture.ts); the links mailed are followed to prove them live.

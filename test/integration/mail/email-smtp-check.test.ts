@@ -1,5 +1,5 @@
 /**
- * SMTP checked at start (issue 15 §4): nodemailer's verify() against a real SMTP server
+ * SMTP checked at start: nodemailer's verify() against a real SMTP server
  * (test/harness/smtp.ts). In production a server that does not answer, or refuses the
  * credentials, stops the start with a ConfigError naming email.smtpUrl (the CLI prints it as one
  * line); in development it is a warning and the service starts.

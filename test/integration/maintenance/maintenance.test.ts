@@ -8,7 +8,7 @@ import { captureLog } from "../../harness/log-capture.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
- * Operations (issue 7 §6): the readiness check, and the sweeper that deletes expired sessions,
+ * Operations: the readiness check, and the sweeper that deletes expired sessions,
  * verification records, device codes and rate-limit rows in bounded batches.
  */
 

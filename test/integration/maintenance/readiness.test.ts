@@ -7,7 +7,7 @@ import { startPgProxy } from "../../harness/pg-proxy.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
- * Issue 15 §4: readiness ({base}/ready, GET and HEAD) fails while a migration this code ships is
+ * Readiness ({base}/ready, GET and HEAD) fails while a migration this code ships is
  * not applied (pending, or running: its row is not committed yet) and while the database does
  * not answer; liveness ({base}/ok) keeps answering 200. (While `serve` itself migrates at start:
  * test/process/readiness-migrating.test.ts.)

@@ -10,7 +10,7 @@ import { captureLog } from "../../harness/log-capture.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
- * The sweeper works off a backlog (issue 14, lever 6: a million expired rows an hour) in one
+ * The sweeper works off a backlog (a million expired rows an hour) in one
  * sweep: batch after batch until nothing expired is left or its time budget is spent.
  */
 

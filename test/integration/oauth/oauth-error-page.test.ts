@@ -5,8 +5,8 @@ import { startTestServer, type TestServer } from "../../harness/server.ts";
 import { atServer, Browser, callbackUri, expectError, oidcProviders, PUBLIC_URL, startAndAuthorize, startFakeProvider, type FakeProvider } from "../../harness/oauth-helpers.ts";
 
 /**
- * The error page and the browser rule of OAuth callbacks (CONTRACT.md §9), then three small
- * callback and token details of CONTRACT.md §5: the form_post query's state wins, a state without
+ * The error page and the browser rule of OAuth callbacks (docs/wire-contract.md §9), then three small
+ * callback and token details of docs/wire-contract.md §5: the form_post query's state wins, a state without
  * a code is refused before any lookup, refresh-token keeps the provider's scope string.
  */
 

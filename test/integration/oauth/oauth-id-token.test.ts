@@ -10,9 +10,9 @@ import { adminPost, bootstrapAdmin, PASSWORD, signUp, type SignedInUser } from "
 import { captureLogs, expectError, oidcProviders, startFakeProvider, type FakeProvider } from "../../harness/oauth-helpers.ts";
 
 /**
- * Sign-in with an ID token (CONTRACT.md §9, better-auth's `idToken`): real tokens minted by a
+ * Sign-in with an ID token (docs/wire-contract.md §9, better-auth's `idToken`): real tokens minted by a
  * real OpenID provider for a "native app", verified against its JWKS; forged, foreign, expired and
- * mismatched ones refused; then the code flow's linking rules (CONTRACT.md §5).
+ * mismatched ones refused; then the code flow's linking rules (docs/wire-contract.md §5).
  */
 
 let oidc: TestOidcProvider;

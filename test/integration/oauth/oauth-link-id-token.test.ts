@@ -9,9 +9,9 @@ import { browserFlow, callbackUri, expectError, oidcProviders, tokenOf } from ".
 
 /**
  * POST /link-social with `idToken` (better-auth 1.6's direct link): the token is verified like a
- * sign-in ID token (keys, iss, aud, exp, nonce, freshness, single use), then CONTRACT.md §5's
+ * sign-in ID token (keys, iss, aud, exp, nonce, freshness, single use), then docs/wire-contract.md §5's
  * explicit linking applies: the provider account joins the caller whatever its email, 409 when it
- * belongs to someone else. Only from the user's own session (CONTRACT.md §6).
+ * belongs to someone else. Only from the user's own session (docs/wire-contract.md §6).
  */
 
 let oidc: TestOidcProvider;

@@ -8,7 +8,7 @@ import { adminPost, bootstrapAdmin, PASSWORD, signIn, signUp, type SignedInUser 
 import { browserFlow, callbackUri, expectError, oidcProviders, PUBLIC_URL, STATE_CLEARED } from "../../harness/oauth-helpers.ts";
 
 /**
- * Linking (CONTRACT.md §5): explicit linking, the linking-safety rule, the pre-account-takeover
+ * Linking (docs/wire-contract.md §5): explicit linking, the linking-safety rule, the pre-account-takeover
  * defence, trusted providers, and the ban and email-verification rules on social sign-in.
  */
 

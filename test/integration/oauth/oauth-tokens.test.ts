@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from "../../harness/server.ts";
 import { PASSWORD, signUp } from "../../harness/admin-helpers.ts";
 import { browserFlow, callbackUri, expectError, oidcProviders, tokenOf } from "../../harness/oauth-helpers.ts";
 
-/** Stored provider tokens and accounts (CONTRACT.md §5): get-access-token, refresh-token, account-info, list/unlink. */
+/** Stored provider tokens and accounts (docs/wire-contract.md §5): get-access-token, refresh-token, account-info, list/unlink. */
 
 let oidc: TestOidcProvider;
 let server: TestServer;

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from "../../harness/server.ts";
 import { atServer, Browser, browserFlow, callbackUri, captureLogs, expectError, oidcProviders, PUBLIC_URL, STATE_CLEARED, STATE_COOKIE, startAndAuthorize, tokenOf } from "../../harness/oauth-helpers.ts";
 
 /**
- * Social sign-in against a real OpenID provider on loopback (CONTRACT.md §5): the browser flow
+ * Social sign-in against a real OpenID provider on loopback (docs/wire-contract.md §5): the browser flow
  * over plain HTTP, the seed's three rules, and every state failure.
  */
 

@@ -11,7 +11,7 @@ import { browserFlow, callbackUri, captureLogs, expectError, oidcProviders, star
 
 /**
  * Provider ID tokens never become sessions they were not meant for (docs/security.md): an
- * impersonation session gets no provider tokens (CONTRACT.md §6), a sign-in ID token is single
+ * impersonation session gets no provider tokens (docs/wire-contract.md §6), a sign-in ID token is single
  * use and fresh, and no ID token Portcullis received itself in a code flow signs anyone in.
  */
 

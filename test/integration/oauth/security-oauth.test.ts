@@ -7,7 +7,7 @@ import { signUp } from "../../harness/admin-helpers.ts";
 import { atServer, Browser, callbackUri, expectError, oidcProviders, PUBLIC_URL, STATE_CLEARED, STATE_COOKIE, startAndAuthorize } from "../../harness/oauth-helpers.ts";
 
 /**
- * Issue 11, items 2 and 11, against the real OpenID provider: the OAuth state is bound to the
+ * Against the real OpenID provider: the OAuth state is bound to the
  * browser that started the flow (login and linking CSRF), and the RFC 9207 `iss` of the
  * authorization response must name the provider's issuer (mix-up defence).
  */

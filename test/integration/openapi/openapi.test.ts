@@ -11,7 +11,7 @@ import { bootstrapAdmin, PASSWORD, signUp, type SignedInUser } from "../../harne
 import { dereferenced, exampleOf, schemaValidator, type Json } from "./openapi-helpers.ts";
 
 /**
- * Issue 15 §1: the generated document is valid OpenAPI 3.1, has exactly the routes of the table,
+ * The generated document is valid OpenAPI 3.1, has exactly the routes of the table,
  * and describes what the server does: one request per route, built from the document, is
  * accepted (never 400 VALIDATION_ERROR, never 404), answers a status the document lists, and its
  * body validates against the documented schema (answers and errors alike).

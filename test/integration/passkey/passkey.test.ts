@@ -10,7 +10,7 @@ import { SoftAuthenticator } from "../../harness/webauthn.ts";
 import { adminPost, bootstrapAdmin, expectError, signUp, type SignedInUser } from "../../harness/admin-helpers.ts";
 
 /**
- * Passkeys (better-auth 1.6's passkey plugin on the wire, CONTRACT.md §10), with a software
+ * Passkeys (better-auth 1.6's passkey plugin on the wire, docs/wire-contract.md §10), with a software
  * authenticator (test/harness/webauthn.ts) for the ceremonies. The browser side, with Chromium's
  * virtual authenticator, is test/browser/passkey.test.ts.
  */
@@ -94,7 +94,7 @@ describe(`passkey options (${testDialect})`, () => {
     expect(line).toMatch(/; SameSite=Lax/);
     expect(line).toMatch(/; Max-Age=300/);
     expect(line).toMatch(/; Path=\//);
-    // CONTRACT.md §10: the challenge is at rest only as its SHA-256.
+    // docs/wire-contract.md §10: the challenge is at rest only as its SHA-256.
     const digest = createHash("sha256").update(res.body.challenge).digest("hex");
     const rows = await server.portcullis.app.orm.em.fork().getConnection().execute("select value from verifications where purpose = 'passkey-challenge'");
     const values = rows.map((r: { value: string }) => r.value);

@@ -91,7 +91,7 @@ describe("typed client (portcullis/client)", () => {
     const sessions = await client.listSessions.query();
     expectTypeOf(sessions).items.toHaveProperty("expiresAt").toEqualTypeOf<string>();
     expect(sessions.map((s) => s.id)).toEqual([result!.session.id]);
-    // CONTRACT.md §2 (issue 12): the caller's own session carries the token it presented.
+    // docs/wire-contract.md §2: the caller's own session carries the token it presented.
     expect(sessions[0]!.token).toBe(token);
 
     const updated = await client.updateUser.mutate({ name: "Renamed", username: "Client_Name" });
@@ -111,7 +111,7 @@ describe("typed client (portcullis/client)", () => {
     expect(recorder.calls.at(-1)!.status).toBe(401);
   });
 
-  it("exposes account self-service: verifyPassword, changeEmail, deleteUser (issue 12)", async () => {
+  it("exposes account self-service: verifyPassword, changeEmail, deleteUser", async () => {
     const email = uniqueEmail("self");
     const anon = createPortcullisClient({ url: server.url });
     const up = await anon.signUp.email.mutate({ name: "Self", email, password: "correct horse battery" });

@@ -7,7 +7,7 @@ import { post } from "../../harness/http.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
- * Enumeration (issue 7 §5): nobody learns whether an address has an account, neither from the
+ * Enumeration: nobody learns whether an address has an account, neither from the
  * answer nor from its timing. The median latency of sign-in with an unknown email is within 10%
  * of the median for a known email with a wrong password; request-password-reset likewise; the
  * bodies are identical.

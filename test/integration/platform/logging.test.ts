@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from "../../harness/server.ts";
 import { linkFrom, startSmtpSink, type SmtpSink } from "../../harness/smtp.ts";
 
 /**
- * Operations (issue 7 §6): structured JSON logs (pino), one line per request with request id,
+ * Operations: structured JSON logs (pino), one line per request with request id,
  * method, route, status and duration, and never a token, password or code. A captured logger at
  * `trace` (everything, no redaction) sees a run through every secret-carrying flow; the log is
  * then searched for each secret value, raw and URL-encoded.

@@ -6,7 +6,7 @@ import { startSmtpSink, type SmtpSink } from "../../harness/smtp.ts";
 import { freePort } from "../../process/harness.ts";
 
 /**
- * Issue 15 §4: GET /metrics (Prometheus text), scraped after real traffic through REST and tRPC;
+ * GET /metrics (Prometheus text), scraped after real traffic through REST and tRPC;
  * each number is checked against what that traffic must have moved.
  */
 

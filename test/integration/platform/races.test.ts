@@ -9,7 +9,7 @@ import { captureLog } from "../../harness/log-capture.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
- * Races (issue 7 §3): concurrent requests on one resource end with exactly one winner and a
+ * Races: concurrent requests on one resource end with exactly one winner and a
  * consistent database. Already covered elsewhere, and not repeated here: concurrent duplicate
  * sign-ups (sign-up.test.ts, username.test.ts), racing uses of one reset token
  * (password-reset.test.ts), concurrent polls of one device code (device.test.ts). This file

@@ -10,7 +10,7 @@ import { startOidcProvider, type TestOidcProvider } from "../../harness/oidc.ts"
 import type { TestServer } from "../../harness/server.ts";
 import { browserFlow, callbackUri, expectError, oidcProviders, PUBLIC_URL, tokenOf } from "../../harness/oauth-helpers.ts";
 
-/** Issue 11 item 14: `secrets` / AUTH_SECRETS, newest first; provider tokens survive a rotation. */
+/** `secrets` / AUTH_SECRETS, newest first; provider tokens survive a rotation. */
 
 const A = "secret-A-secret-A-secret-A-secret-A-0001";
 const B = "secret-B-secret-B-secret-B-secret-B-0002";
@@ -69,7 +69,7 @@ afterAll(async () => {
   await oidc?.close();
 });
 
-describe("secret rotation (issue 11 item 14)", () => {
+describe("secret rotation", () => {
   it("tokens sealed under A open under [B, A], move to B on the next write, and fail cleanly under [B] alone", async () => {
     let server = await start({ secret: A });
     const moved = await socialUser(server);

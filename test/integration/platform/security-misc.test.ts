@@ -7,7 +7,7 @@ import { createPortcullis, type Portcullis } from "../../../src/index.ts";
 import { adminPost, bootstrapAdmin, expectError, PASSWORD, signUp, type SignedInUser } from "../../harness/admin-helpers.ts";
 import { browserFlow, callbackUri, oidcProviders, tokenOf } from "../../harness/oauth-helpers.ts";
 
-/** Issue 11 items 8 and 10: prototype keys in permission checks, unsafe user images. */
+/** Prototype keys in permission checks, unsafe user images. */
 
 let server: TestServer;
 let admin: SignedInUser;
@@ -29,7 +29,7 @@ afterAll(async () => {
 
 const PROTOTYPE_KEYS = ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf", "prototype", "__defineGetter__"];
 
-describe("has-permission with prototype keys (issue 11 item 8)", () => {
+describe("has-permission with prototype keys", () => {
   it("REST: a prototype key as resource or action answers 200 {success:false}, never 500", async () => {
     for (const key of PROTOTYPE_KEYS) {
       for (const who of [admin, plain]) {
@@ -85,7 +85,7 @@ describe("has-permission with prototype keys (issue 11 item 8)", () => {
   });
 });
 
-/** Script-bearing, relative or otherwise unusable image values (issue 11 item 10). */
+/** Script-bearing, relative or otherwise unusable image values. */
 const UNSAFE_IMAGES = [
   "javascript:alert(1)",
   "JavaScript:alert(document.cookie)",
@@ -114,7 +114,7 @@ function expectImageRefused(res: { status: number; text: string; body: any }, la
   expect(res.body.message, label).toMatch(/image/);
 }
 
-describe("user image must be an absolute http(s) URL (issue 11 item 10)", () => {
+describe("user image must be an absolute http(s) URL", () => {
   it("sign-up refuses each unsafe image with 400 VALIDATION_ERROR naming image (REST and tRPC); nothing is created", async () => {
     for (const image of UNSAFE_IMAGES) {
       const email = uniqueEmail("img");
@@ -174,7 +174,7 @@ describe("user image must be an absolute http(s) URL (issue 11 item 10)", () => 
   });
 });
 
-describe("per-address mail limit (issue 11 item 15)", () => {
+describe("per-address mail limit", () => {
   let sink: SmtpSink;
   let limited: TestServer;
   const extra: Portcullis[] = [];

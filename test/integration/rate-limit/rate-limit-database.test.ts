@@ -8,7 +8,7 @@ import { captureLog } from "../../harness/log-capture.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
- * CONTRACT.md §8, `rateLimit.storage: "database"`: the counts live in the `rate_limits` table,
+ * docs/wire-contract.md §8, `rateLimit.storage: "database"`: the counts live in the `rate_limits` table,
  * so several instances on one database share them. Counting is wall-clock (rate-limiter-flexible
  * reads Date.now), so each test stays inside one window and uses its own client IPs.
  */

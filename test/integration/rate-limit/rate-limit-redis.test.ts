@@ -9,7 +9,7 @@ import { captureLog } from "../../harness/log-capture.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
- * Issue 14 item 7: rate limits across instances. `rateLimit.storage: "redis"` keeps the counts in
+ * Rate limits across instances. `rateLimit.storage: "redis"` keeps the counts in
  * the Redis of this machine (127.0.0.1:6379, as in CI), shared by every instance naming it; on
  * PostgreSQL the default store is the shared database one. Counting is wall-clock
  * (rate-limiter-flexible), so each test uses client IPs of its own (random, as the Redis is

@@ -4,7 +4,7 @@ import { get, post, request, uniqueEmail, type Reply } from "../../harness/http.
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
- * CONTRACT.md §8. The memory limiter counts real wall-clock windows (not the FakeClock), so
+ * docs/wire-contract.md §8. The memory limiter counts real wall-clock windows (not the FakeClock), so
  * every test stays well inside one 10 s window, and tests that share a server use their own
  * client IP (trustProxy + X-Forwarded-For) so their counters never meet.
  */

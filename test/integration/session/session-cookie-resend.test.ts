@@ -7,7 +7,7 @@ import { linkFrom, onServer, startSmtpSink, type SmtpSink } from "../../harness/
 import { bootstrapAdmin, PASSWORD, signUp, type SignedInUser } from "../../harness/admin-helpers.ts";
 
 /**
- * Session cookies as better-auth 1.6 sends them (CONTRACT.md §3, docs/http-api.md "Session
+ * Session cookies as better-auth 1.6 sends them (docs/wire-contract.md §3, docs/http-api.md "Session
  * cookie"): update-user and the change-email link re-send the caller's session cookie, GET
  * /verify-email answers `user` (null, or the moved user), and every session cookie's Max-Age is
  * the configured lifetime, never a lifetime minus the time elapsed rounded down. The clock is

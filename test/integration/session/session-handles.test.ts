@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from "../../harness/server.ts";
 import { adminGet, adminPost, bootstrapAdmin, expectError, PASSWORD, signIn, signUp, type SignedInUser } from "../../harness/admin-helpers.ts";
 
 /**
- * Issue 12 item 1 (CONTRACT.md §2): listings carry a `token` per session that the revoke
+ * docs/wire-contract.md §2: listings carry a `token` per session that the revoke
  * endpoints accept. The caller's own session shows its raw token; every other one an opaque
  * handle that is never a credential. The database keeps digests only.
  */

@@ -1,5 +1,5 @@
 /**
- * CONTRACT.md §2-§4: get-session, sliding expiry on the injected clock, list and revoke.
+ * docs/wire-contract.md §2-§4: get-session, sliding expiry on the injected clock, list and revoke.
  * One server (and one FakeClock) for the file: the clock only moves forward and every test
  * makes its own users and sessions after any earlier move, so tests do not depend on each other.
  */
@@ -105,7 +105,7 @@ describe("GET /get-session", () => {
       expect(session.impersonatedBy).toBeNull();
       expect(user).toMatchObject({ id: userId, email, name: "Session Tester", emailVerified: false, role: "user", banned: false });
       expect(user.createdAt).toMatch(ISO);
-      // CONTRACT.md §2 (issue 12): `session.token` echoes the token the caller presented, nothing else.
+      // docs/wire-contract.md §2: `session.token` echoes the token the caller presented, nothing else.
       expect(session.token).toBe(token);
       expect(r.text.split(token)).toHaveLength(2);
       // Fresh session: nothing to extend, no cookie to re-send.
@@ -290,7 +290,7 @@ describe("GET /list-sessions", () => {
       expect(s.expiresAt).toMatch(ISO);
     }
     expect(r.body.map((s: { userAgent: string }) => s.userAgent).sort()).toEqual(["A-1", "A-2", "A-3"]);
-    // CONTRACT.md §2 (issue 12): the caller's own session carries its raw token, the others a handle.
+    // docs/wire-contract.md §2: the caller's own session carries its raw token, the others a handle.
     for (const t of [a2, a3, b.token]) expect(r.text).not.toContain(t);
     expect(r.body.filter((s: { token: string }) => s.token === a.token)).toHaveLength(1);
     expect(r.body.filter((s: { token: string }) => s.token.startsWith("sh."))).toHaveLength(2);

@@ -7,7 +7,7 @@ import { linkFrom, onServer, startSmtpSink, type SmtpSink } from "../../harness/
 import { adminGet, adminPost, bootstrapAdmin, expectError, PASSWORD, signUp, type SignedInUser } from "../../harness/admin-helpers.ts";
 
 /**
- * Issue 13, two-factor around the edges: impersonation never changes it (CONTRACT.md §6), an
+ * Two-factor around the edges: impersonation never changes it (docs/wire-contract.md §6), an
  * admin resets it (audited), it shows in admin listings, the module switches off, and the reset
  * of an unproven account drops a second factor its squatter set up.
  */

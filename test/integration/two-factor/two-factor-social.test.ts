@@ -7,8 +7,8 @@ import { startTestServer, type TestServer } from "../../harness/server.ts";
 import { oidcProviders } from "../../harness/oauth-helpers.ts";
 
 /**
- * Issue 13: OAuth sign-in follows better-auth (no second step) unless `twoFactor.enforceOnSocial`.
- * Real ID tokens from a real OpenID provider (the native-app sign-in of CONTRACT.md §9).
+ * OAuth sign-in follows better-auth (no second step) unless `twoFactor.enforceOnSocial`.
+ * Real ID tokens from a real OpenID provider (the native-app sign-in of docs/wire-contract.md §9).
  */
 
 let oidc: TestOidcProvider;

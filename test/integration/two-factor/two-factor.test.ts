@@ -7,7 +7,7 @@ import { startSmtpSink, type SmtpSink } from "../../harness/smtp.ts";
 import { expectError, PASSWORD, signUp, type SignedInUser } from "../../harness/admin-helpers.ts";
 
 /**
- * Issue 13, two-factor (CONTRACT.md §10, better-auth's two-factor plugin shapes): enrollment is
+ * Two-factor (docs/wire-contract.md §10, better-auth's two-factor plugin shapes): enrollment is
  * active only after a first code; a password sign-in then ends in a pending sign-in (cookie, 5
  * minutes, single-use, 5 tries) completed by TOTP, a mailed code or a backup code.
  */

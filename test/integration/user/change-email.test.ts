@@ -6,7 +6,7 @@ import { linkFrom, onServer, startSmtpSink, type SmtpSink } from "../../harness/
 import { adminPost, bootstrapAdmin, expectError, PASSWORD, signUp, type SignedInUser } from "../../harness/admin-helpers.ts";
 
 /**
- * Issue 12 item 2 (CONTRACT.md §9): POST /change-email. An unverified address moves at once (and
+ * docs/wire-contract.md §9: POST /change-email. An unverified address moves at once (and
  * the new one gets a verification link); a verified one is approved from the old address first,
  * then proven at the new one. A taken address answers like a free one and gets no mail.
  */

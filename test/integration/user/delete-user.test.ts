@@ -7,7 +7,7 @@ import { linkFrom, onServer, startSmtpSink, type SmtpSink } from "../../harness/
 import { adminGet, adminPost, bootstrapAdmin, expectError, PASSWORD, signIn, signUp, type SignedInUser } from "../../harness/admin-helpers.ts";
 
 /**
- * Issue 12 item 3 (CONTRACT.md §9): POST /delete-user and GET /delete-user/callback. The
+ * docs/wire-contract.md §9: POST /delete-user and GET /delete-user/callback. The
  * password or a fresh session deletes at once; otherwise a single-use link is mailed, which
  * works in a browser signed in as the same user. One transaction removes everything the user
  * holds, with an audit event.
@@ -134,7 +134,7 @@ describe(`delete-user (${testDialect})`, () => {
     expect(created.status, created.text).toBe(200);
     const imp = await adminPost(server, "impersonate-user", { userId: created.body.user.id }, admin.token);
     const token = imp.headers.get("set-auth-token")!;
-    // An impersonation session may never delete the account (CONTRACT.md §6), by any proof.
+    // An impersonation session may never delete the account (docs/wire-contract.md §6), by any proof.
     expectError(await deleteUser(token), 403, "IMPERSONATION_NOT_ALLOWED");
     expectError(await deleteUser(token, { password: PASSWORD }), 403, "IMPERSONATION_NOT_ALLOWED");
     expectError(await get(`${server.auth}/delete-user/callback?token=${"a".repeat(43)}`, { bearer: token }), 403, "IMPERSONATION_NOT_ALLOWED");

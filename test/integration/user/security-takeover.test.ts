@@ -7,7 +7,7 @@ import { PASSWORD, signIn, signUp, type SignedInUser } from "../../harness/admin
 import { atServer, callbackUri, expectError, oidcProviders } from "../../harness/oauth-helpers.ts";
 
 /**
- * Issue 11 items 3, 4 and 6: whoever registered an address without proving it loses every way
+ * Whoever registered an address without proving it loses every way
  * in when the owner proves it (a provider with a verified email, or a password reset), in one
  * transaction; and a new password outlives no earlier reset link.
  */
@@ -176,7 +176,7 @@ async function expectSquatterHoldsNothing(s: Awaited<ReturnType<typeof squat>>, 
   expect(await rowsHeldBy(s.squatter.id)).toEqual({ devices: 0, links: 0 });
 }
 
-describe("pre-account-takeover through every door (issue 11 item 3)", () => {
+describe("pre-account-takeover through every door", () => {
   it("a verified provider sign-in of the owner removes the squatter's sessions, device codes, links and accounts", async () => {
     const s = await squat();
 
@@ -194,7 +194,7 @@ describe("pre-account-takeover through every door (issue 11 item 3)", () => {
   });
 });
 
-describe("password reset of an unverified account (issue 11 item 4)", () => {
+describe("password reset of an unverified account", () => {
   it("proves the address: the email becomes verified and the squatter's other ways in are gone", async () => {
     const s = await squat();
     const ownersLink = await resetLink(s.squatter.email);
@@ -226,7 +226,7 @@ describe("password reset of an unverified account (issue 11 item 4)", () => {
   });
 });
 
-describe("a new password outlives every earlier reset link (issue 11 item 6)", () => {
+describe("a new password outlives every earlier reset link", () => {
   it("reset: of two links, using one kills the other", async () => {
     const user = await signUp(server);
     const first = await resetLink(user.email);

@@ -1,5 +1,5 @@
 /**
- * CONTRACT.md §4: POST /update-user and POST /change-password through the REST bridge.
+ * docs/wire-contract.md §4: POST /update-user and POST /change-password through the REST bridge.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SECOND } from "../../harness/clock.ts";

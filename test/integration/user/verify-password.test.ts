@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from "../../harness/server.ts";
 import { adminPost, bootstrapAdmin, expectError, PASSWORD, signUp } from "../../harness/admin-helpers.ts";
 
 /**
- * Issue 12 items 4 and 7: POST /verify-password for step-up checks (rate-limited like
+ * POST /verify-password for step-up checks (rate-limited like
  * sign-in), and update-user with no field.
  */
 

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Admin list-users at a million users (issue 14, lever 6): a (column, id) index per sortable
+ * Admin list-users at a million users: a (column, id) index per sortable
  * column, and pg_trgm GIN indexes for the case-insensitive contains / starts_with / ends_with
  * searches, which filter on `lower(column) like ...`. pg_trgm ships with PostgreSQL (contrib)
  * and is a trusted extension (PostgreSQL 13+): any role with CREATE on the database may add it.
