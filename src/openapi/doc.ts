@@ -5,8 +5,8 @@ import type { ErrorCode } from "../errors.ts";
  * What the OpenAPI document says about one procedure beyond its route (rest-bridge/routes.ts)
  * and its zod input: the answer's schema, who may call it, and the failures of its own. Kept out
  * of the procedures (no `.output()`: validating every answer would cost time on the hot path);
- * test/openapi-outputs.types.ts checks at compile time that each procedure's real output fits
- * its schema, and the round trip (test/integration/openapi.test.ts) checks real answers.
+ * test/integration/openapi/openapi-outputs.types.ts checks at compile time that each procedure's real output fits
+ * its schema, and the round trip (test/integration/openapi/openapi.test.ts) checks real answers.
  */
 
 /** A JSON Schema object as zod's toJSONSchema writes it. */
@@ -51,7 +51,7 @@ export interface ModuleDoc<Ops extends Record<string, OperationDoc> = Record<str
   operations: Ops;
 }
 
-/** Keeps each operation's exact output type (test/openapi-outputs.types.ts reads it). */
+/** Keeps each operation's exact output type (test/integration/openapi/openapi-outputs.types.ts reads it). */
 export function moduleDoc<const Ops extends Record<string, OperationDoc>>(doc: ModuleDoc<Ops>): ModuleDoc<Ops> {
   return doc;
 }

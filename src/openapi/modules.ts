@@ -27,7 +27,7 @@ export const moduleDocs = [
 ] as const;
 
 type Merge<T extends readonly unknown[]> = T extends readonly [{ operations: infer Ops }, ...infer Rest] ? Ops & Merge<Rest> : unknown;
-/** Documented procedure path → its doc, with the exact output schema types (test/integration/openapi-outputs.types.ts). */
+/** Documented procedure path → its doc, with the exact output schema types (test/integration/openapi/openapi-outputs.types.ts). */
 export type DocumentedOperations = Merge<typeof moduleDocs>;
 
 /** Procedure path → its doc and its module's tag. */
