@@ -3,6 +3,7 @@
  *
  *   get-session (Bearer, cookie)   vs a bare node:http server answering a fixed JSON of the same size
  *   get-session, cache off         same, every check a database lookup (a second server child)
+ *   GET /token                     same baseline: a session check and an EdDSA-signed JWT
  *   sign-in/email                  vs raw argon2id verifies/s (same parameters, verifies in flight =
  *                                     the server's hash slots, one per core)
  *   sign-up/email                  vs raw argon2id hashes/s
@@ -41,7 +42,7 @@ const LOAD_SEC = num("BENCH_LOAD_SEC", 60);
 /** The performance targets (docs/performance.md). `higher`: the figure must reach the target; otherwise stay at or below it. */
 const TARGETS = {
   getSession: 0.5, getSessionCookie: 0.5, getSessionUncached: 0.25, p99OverP50: 3,
-  signIn: 0.9, signUp: 0.9, startMs: 1000, idleRssMiB: 100, loadRssMiB: 150,
+  signIn: 0.9, signUp: 0.9, startMs: 1000, idleRssMiB: 100, loadRssMiB: 150, token: 0.3,
 } as const;
 
 interface Row {
@@ -134,6 +135,7 @@ async function main() {
     const viaCookie = await expectOk(await fetch(`${auth}/get-session`, { headers: cookie }), "get-session (cookie)");
     if (viaCookie !== sessionBody) throw new Error(`get-session by cookie answered differently: ${viaCookie}`);
     await expectOk(await fetch(`${uncachedInfo.url}/api/auth/get-session`, { headers: { authorization: `Bearer ${uncachedInfo.token}` } }), "get-session (cache off)");
+    await expectOk(await fetch(`${auth}/token`, { headers: bearer }), "token");
     await expectOk(await fetch(`${auth}/sign-in/email`, { method: "POST", headers: jsonHeaders, body: JSON.stringify(info.signIn) }), "sign-in/email");
     const runId = `${process.pid.toString(36)}${Date.now().toString(36)}`;
     let seq = 0;
@@ -154,7 +156,7 @@ async function main() {
     await warmUp("sign-in", signInOpts, JIT_WARMUP);
     await warmUp("sign-up", signUpOpts, JIT_WARMUP);
 
-    const names = ["bare", "getSession", "getSessionCookie", "bareAgain", "getSessionUncached", "argon2Verify", "signIn", "argon2Hash", "signUp"] as const;
+    const names = ["bare", "getSession", "getSessionCookie", "bareAgain", "getSessionUncached", "token", "argon2Verify", "signIn", "argon2Hash", "signUp"] as const;
     const rounds = Object.fromEntries(names.map((n) => [n, [] as Measurement[]])) as Record<(typeof names)[number], Measurement[]>;
     const argonMeta: { concurrency?: number; options?: Record<string, number> } = {};
     for (let round = 1; round <= ROUNDS; round++) {
@@ -167,6 +169,7 @@ async function main() {
       rounds.getSessionUncached.push(
         await measure("GET get-session (cache off)", uncached, { url: `${uncachedInfo.url}/api/auth/get-session`, headers: { authorization: `Bearer ${uncachedInfo.token}` } }),
       );
+      rounds.token.push(await measure("GET /token", server, { url: `${auth}/token`, headers: bearer }));
       const verify = await measureArgon2("verify");
       Object.assign(argonMeta, { concurrency: verify.concurrency, options: verify.options });
       rounds.argon2Verify.push(verify);
@@ -192,6 +195,7 @@ async function main() {
       // The same figure for the baseline: what this machine's scheduling alone does to the tail.
       figureRow("  bare node:http p99 / p50 (reference)", m.bare.p99 / m.bare.p50, "x", null),
       measuredRow("GET /get-session (cache off)", m.getSessionUncached, "req/s", "bare http", ratio(rounds.getSessionUncached, rounds.bareAgain), TARGETS.getSessionUncached, m.bareAgain),
+      measuredRow("GET /token (a signed JWT)", m.token, "req/s", "bare http", ratio(rounds.token, rounds.bareAgain), TARGETS.token, m.bareAgain),
       measuredRow(`argon2id verify (x${argonMeta.concurrency})`, m.argon2Verify, "ops/s"),
       measuredRow("POST /sign-in/email", m.signIn, "req/s", "argon2 verify", ratio(rounds.signIn, rounds.argon2Verify), TARGETS.signIn, m.argon2Verify),
       measuredRow(`argon2id hash (x${argonMeta.concurrency})`, m.argon2Hash, "ops/s"),

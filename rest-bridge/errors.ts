@@ -7,7 +7,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
     ...headers,
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(text),
-    "cache-control": "no-store",
+    // A procedure may make its answer cacheable (GET /jwks); everything else is no-store.
+    "cache-control": typeof headers["cache-control"] === "string" ? headers["cache-control"] : "no-store",
   });
   res.end(text);
 }

@@ -35,6 +35,7 @@ function write(app: App, res: ServerResponse, a: GetSessionAnswer, requestId: st
     "x-request-id", requestId,
   ];
   if (a.cookie) head.push("set-cookie", sessionCookieHeader(app, a.cookie));
+  if (a.headers) for (const name in a.headers) head.push(name, a.headers[name]!);
   res.writeHead(200, head);
   res.end(entry ? entry.json : "null");
 }

@@ -104,6 +104,9 @@ export const routes: readonly Route[] = [
   { method: "GET", path: "/passkey/list-user-passkeys", procedure: "passkey.listUserPasskeys", input: "none" },
   { method: "POST", path: "/passkey/delete-passkey", procedure: "passkey.deletePasskey", input: "body" },
   { method: "POST", path: "/passkey/update-passkey", procedure: "passkey.updatePasskey", input: "body" },
+  // jwt (src/modules/jwt)
+  { method: "GET", path: "/token", procedure: "token", input: "none" },
+  { method: "GET", path: "/jwks", procedure: "jwks", input: "none" },
   { method: "GET", path: "/ok", procedure: "ok", input: "none" },
   { method: "GET", path: "/ready", procedure: "ready", input: "none" },
 ];

@@ -6,6 +6,7 @@ import { sessionConfig } from "../core/session/session.config.ts";
 import { emailConfig } from "../mail/mail.config.ts";
 import { metricsConfig } from "../metrics/metrics.config.ts";
 import { adminConfig } from "../modules/admin/admin.config.ts";
+import { jwtConfig } from "../modules/jwt/jwt.config.ts";
 import { deviceAuthorizationConfig } from "../modules/device/device.config.ts";
 import { emailAndPasswordConfig } from "../modules/email-password/email-password.config.ts";
 import { accountConfig, trustedProvidersConfig } from "../modules/oauth/oauth.config.ts";
@@ -82,6 +83,8 @@ export const configSchema = z
     deviceAuthorization: deviceAuthorizationConfig,
     /** Admin: roles and permissions, bans, impersonation (docs/wire-contract.md §6). */
     admin: adminConfig,
+    /** JWTs for other services (docs/machine-access.md): GET /token, GET /jwks, `set-auth-jwt` (better-auth's jwt plugin shapes). */
+    jwt: jwtConfig,
     /** The admin console, a web app at `/admin` on the typed client (console/, rest-bridge/console.ts). */
     adminConsole: z
       .object({

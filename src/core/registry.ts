@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/core";
-import type { UserRow } from "../db/session-store/index.ts";
+import type { SessionWithUser, UserRow } from "../db/session-store/index.ts";
 import type { MailRequest } from "../mail/types.ts";
 
 /*
@@ -76,11 +76,19 @@ export interface EmailLink<A> {
   open(app: A, em: EntityManager, req: MailRequest, token: string, callbackURL: string | undefined): Promise<{ user?: UserRow }>;
 }
 
+/**
+ * Response headers a family adds to every get-session answer that has a session (the JWT
+ * family's `set-auth-jwt`). On the hot path: answer synchronously when it can (a cache), a
+ * promise only when there is work to do.
+ */
+export type SessionHeaders<A> = (app: A, value: SessionWithUser) => Record<string, string> | Promise<Record<string, string>> | null;
+
 export interface Family<A> {
   name: string;
   holding?: Omit<Holding<A>, "family">;
   signInSteps?: SignInStep<A>[];
   emailLinks?: EmailLink<A>[];
+  sessionHeaders?: SessionHeaders<A>;
 }
 
 /** Every family's contributions, gathered once per instance (App.registry). */
@@ -88,13 +96,15 @@ export interface Registry<A> {
   holdings: Holding<A>[];
   signInSteps: SignInStep<A>[];
   emailLinks: EmailLink<A>[];
+  sessionHeaders: SessionHeaders<A>[];
 }
 
 export function buildRegistry<A>(families: readonly Family<A>[]): Registry<A> {
-  const registry: Registry<A> = { holdings: [], signInSteps: [], emailLinks: [] };
+  const registry: Registry<A> = { holdings: [], signInSteps: [], emailLinks: [], sessionHeaders: [] };
   for (const f of families) {
     if (f.holding) registry.holdings.push({ family: f.name, ...f.holding });
     registry.signInSteps.push(...(f.signInSteps ?? []));
+    if (f.sessionHeaders) registry.sessionHeaders.push(f.sessionHeaders);
     for (const link of f.emailLinks ?? []) {
       if (registry.emailLinks.some((l) => l.purpose === link.purpose)) throw new Error(`two families open ${link.purpose} links`);
       registry.emailLinks.push(link);

@@ -2,6 +2,7 @@ import { adminDoc } from "../modules/admin/index.ts";
 import { deviceDoc } from "../modules/device/index.ts";
 import { emailPasswordDoc } from "../modules/email-password/index.ts";
 import { healthDoc } from "../modules/maintenance/index.ts";
+import { jwtDoc } from "../modules/jwt/index.ts";
 import { oauthDoc } from "../modules/oauth/index.ts";
 import { passkeyDoc } from "../modules/passkey/index.ts";
 import { passwordResetDoc } from "../modules/password-reset/index.ts";
@@ -23,6 +24,7 @@ export const moduleDocs = [
   passkeyDoc,
   deviceDoc,
   adminDoc,
+  jwtDoc,
   healthDoc,
 ] as const;
 

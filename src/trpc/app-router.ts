@@ -1,6 +1,7 @@
 import { adminRouter } from "../modules/admin/index.ts";
 import { deviceRouter } from "../modules/device/index.ts";
 import { isUsernameAvailable, signInRouter, signUpRouter } from "../modules/email-password/index.ts";
+import { jwtProcedures } from "../modules/jwt/index.ts";
 import { readyProcedure } from "../modules/maintenance/index.ts";
 import { oauthProcedures } from "../modules/oauth/index.ts";
 import { passkeyRouter } from "../modules/passkey/index.ts";
@@ -33,6 +34,7 @@ export const appRouter = router({
   passkey: passkeyRouter,
   ok: okProcedure,
   ready: readyProcedure,
+  ...jwtProcedures,
 });
 
 export type AppRouter = typeof appRouter;

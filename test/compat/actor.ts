@@ -8,7 +8,7 @@
  * the last response said about the session so a step can record it.
  */
 import { createAuthClient } from "better-auth/client";
-import { adminClient, deviceAuthorizationClient, twoFactorClient, usernameClient } from "better-auth/client/plugins";
+import { adminClient, deviceAuthorizationClient, jwtClient, twoFactorClient, usernameClient } from "better-auth/client/plugins";
 // Its ceremony methods need navigator.credentials (a browser); here only its plain endpoints are called.
 import { passkeyClient } from "@better-auth/passkey/client";
 
@@ -31,13 +31,15 @@ export interface LastResponse {
   sessionCookieSent: string | null;
   location: string | null;
   contentType: string | null;
+  /** The `set-auth-jwt` header (the jwt plugin's token on get-session), when one came. */
+  authJwt: string | null;
 }
 
 function makeClient(baseURL: string, fetchImpl: typeof fetch) {
   return createAuthClient({
     baseURL,
     basePath: "/api/auth",
-    plugins: [usernameClient(), adminClient(), deviceAuthorizationClient(), twoFactorClient(), passkeyClient()],
+    plugins: [usernameClient(), adminClient(), deviceAuthorizationClient(), twoFactorClient(), passkeyClient(), jwtClient()],
     fetchOptions: { customFetchImpl: fetchImpl },
   });
 }
@@ -126,6 +128,7 @@ export class Actor {
       sessionCookieSent,
       location: response.headers.get("location"),
       contentType: response.headers.get("content-type"),
+      authJwt: response.headers.get("set-auth-jwt"),
     };
   }
 }

@@ -146,6 +146,13 @@ export const allowlist: Allowed[] = [
   { scenario: "two-factor: an accepted TOTP code does not work a second time", step: "the same code again", path: WHOLE_STEP, contract: "§10 Plugins (RFC 6238 §5.2): each TOTP code is usable once: the replay of an accepted code in the same window fails with 401 INVALID_CODE" },
   { endpoint: "POST /passkey/verify-registration", path: "status", betterAuth: 500, portcullis: 400, contract: "§1 Conventions (never 500 on a malformed attestation; bad input gets a clear 4xx): 400 FAILED_TO_VERIFY_REGISTRATION" },
   { endpoint: /^POST \/passkey\/(delete|update)-passkey$/, path: "status", betterAuth: 404, portcullis: 401, contract: "§10 Plugins: an unknown passkey id and someone else's are the same 401 PASSKEY_NOT_FOUND (no existence oracle)" },
+
+  // §10 Plugins: JWTs
+  ...["the token's header and claims", "get-session's set-auth-jwt"].flatMap((step): Allowed[] => [
+    { scenario: "jwt: /token, /jwks, set-auth-jwt", step, path: "body.claims", portcullis: "aud email exp iat iss role sid sub", contract: "§10 Plugins: a JWT carries sub, sid, email, role, iss, aud, iat, exp, never the user row better-auth copies into every token" },
+    { scenario: "jwt: /token, /jwks, set-auth-jwt", step, path: "body.typ", betterAuth: null, portcullis: "JWT", contract: "§10 Plugins: a JWT's header has typ JWT (RFC 8725 §3.11 explicit typing)" },
+  ]),
+  { scenario: "jwt: /token, /jwks, set-auth-jwt", step: /^(jwks|the JWK Set's members)$/, path: /^body(\.keys)?\[0\](\.use)?$/, contract: "§10 Plugins: the JWKS keys carry use: sig" },
 ];
 
 /**

@@ -9,7 +9,7 @@ import Database from "better-sqlite3";
 import { betterAuth, type BetterAuthOptions } from "better-auth";
 import { getMigrations } from "better-auth/db/migration";
 import { toNodeHandler } from "better-auth/node";
-import { admin, bearer, deviceAuthorization, twoFactor, username } from "better-auth/plugins";
+import { admin, bearer, deviceAuthorization, jwt, twoFactor, username } from "better-auth/plugins";
 import { passkey } from "@better-auth/passkey";
 import { defaultRoles } from "better-auth/plugins/admin/access";
 import type { TestOidcProvider } from "../harness/oidc.ts";
@@ -78,6 +78,7 @@ export async function startBetterAuth(port: number, oidc: TestOidcProvider): Pro
         otpOptions: { sendOTP: async ({ user, otp }) => void mails.push({ to: user.email.toLowerCase(), link: null, code: otp }) },
       }),
       passkey({ rpID: PASSKEY_RP.id, rpName: PASSKEY_RP.name }),
+      jwt(),
       // After twoFactor: after-hooks run in plugin order, and a sign-in that two-factor turns into a
       // pending one (no session, docs/wire-contract.md §3) must not send `set-auth-token` with the token of
       // the session the two-factor hook has just deleted (bearer first would).

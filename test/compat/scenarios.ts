@@ -4,6 +4,7 @@ import { account } from "./scenarios/account.ts";
 import { adminScenarios } from "./scenarios/admin.ts";
 import { device } from "./scenarios/device.ts";
 import { emailPassword } from "./scenarios/email-password.ts";
+import { jwt } from "./scenarios/jwt.ts";
 import { mail } from "./scenarios/mail.ts";
 import { misc } from "./scenarios/misc.ts";
 import { passkey } from "./scenarios/passkey.ts";
@@ -11,4 +12,4 @@ import { social } from "./scenarios/social.ts";
 import { twoFactor } from "./scenarios/two-factor.ts";
 import { user } from "./scenarios/user.ts";
 
-export const scenarios: Scenario[] = [...emailPassword, ...user, ...mail, ...account, ...social, ...device, ...adminScenarios, ...twoFactor, ...passkey, ...misc];
+export const scenarios: Scenario[] = [...emailPassword, ...user, ...mail, ...account, ...social, ...device, ...adminScenarios, ...twoFactor, ...passkey, ...jwt, ...misc];

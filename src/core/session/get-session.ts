@@ -8,6 +8,8 @@ export interface GetSessionAnswer {
   resolved: ResolvedSession | null;
   /** The session cookie to re-send (sliding expiry moved) or clear (it names a dead session). */
   cookie: Effects["sessionCookie"] | undefined;
+  /** Headers families add to an answer with a session (core/registry.ts SessionHeaders: `set-auth-jwt`). */
+  headers?: Record<string, string>;
 }
 
 const NO_SESSION: GetSessionAnswer = { resolved: null, cookie: undefined };
@@ -35,5 +37,21 @@ export function answerGetSession(
     return readSessionCookie() === token ? { resolved: null, cookie: { clear: true } } : NO_SESSION;
   };
   const resolved = resolveSession(app, token);
-  return resolved instanceof Promise ? resolved.then(decide) : decide(resolved);
+  if (resolved instanceof Promise) return resolved.then((r) => withHeaders(app, decide(r)));
+  return withHeaders(app, decide(resolved));
+}
+
+/** The families' headers for an answer with a session; synchronous when every family answers so. */
+function withHeaders(app: App, answer: GetSessionAnswer): MaybePromise<GetSessionAnswer> {
+  const hooks = app.registry.sessionHeaders;
+  if (!answer.resolved || hooks.length === 0) return answer;
+  const headers: Record<string, string> = {};
+  const pending: Promise<Record<string, string>>[] = [];
+  for (const hook of hooks) {
+    const added = hook(app, answer.resolved.entry.value);
+    if (added instanceof Promise) pending.push(added);
+    else if (added) Object.assign(headers, added);
+  }
+  if (pending.length === 0) return { ...answer, headers };
+  return Promise.all(pending).then((all) => ({ ...answer, headers: Object.assign(headers, ...all) }));
 }

@@ -12,6 +12,7 @@ export const sessionProcedures = {
   getSession: publicProcedure.query(async ({ ctx }) => {
     const answer = await answerGetSession(ctx.app, ctx.sessionToken, ctx.tokenSource, () => ctx.readCookie("session_token"));
     if (answer.cookie && !ctx.effects.sessionCookie) ctx.effects.sessionCookie = answer.cookie;
+    if (answer.headers) Object.assign(ctx.effects.headers, answer.headers);
     return answer.resolved?.entry.body ?? null;
   }),
 
