@@ -201,3 +201,32 @@ describe("several instances on one database", () => {
     }
   });
 });
+
+describe("algorithms", () => {
+  it("ES256 and RS256 keys sign tokens the verifier accepts; changing jwt.alg rotates to a key of the new algorithm at once", async () => {
+    const { createTestDatabase } = await import("../../harness/database.ts");
+    const { createPortcullis } = await import("../../../src/index.ts");
+    const db = await createTestDatabase();
+    const base = { databaseUrl: db.url, secret: "test-secret-test-secret-test-secret-0123", logLevel: "silent" as const, rateLimit: { enabled: false } };
+    const seen: string[] = [];
+    try {
+      for (const alg of ["ES256", "RS256", "EdDSA"] as const) {
+        const p = await createPortcullis({ ...base, jwt: { alg } });
+        const url = await p.listen(0, "127.0.0.1");
+        try {
+          const up = await post(`${url}/api/auth/sign-up/email`, { name: "A", email: uniqueEmail(alg), password: "password123" });
+          const jwt = (await get(`${url}/api/auth/token`, { bearer: up.body.token })).body.token as string;
+          expect(decodeProtectedHeader(jwt).alg).toBe(alg);
+          const claims = await createVerifier({ issuer: PUBLIC_URL, jwksUrl: `${url}/api/auth/jwks` }).verify(jwt);
+          expect(claims.sub).toBe(up.body.user.id);
+          seen.push(decodeProtectedHeader(jwt).kid!);
+        } finally {
+          await p.close();
+        }
+      }
+      expect(new Set(seen).size).toBe(3);
+    } finally {
+      await db.drop();
+    }
+  });
+});
