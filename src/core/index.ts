@@ -49,6 +49,10 @@ export { assertLastingAccess, lastingAccessRefusal } from "./access.ts";
 export { hasSecondStep, secondStep, type SignedIn } from "./sign-in-gate.ts";
 export { isFresh, verifyCurrentPassword, type StepUp, type StepUpCaller, type WithoutPassword } from "./step-up.ts";
 
+// Signing keys (JWTs, ID tokens, JWT access tokens) and jose, loaded on first use
+export { publishedKeys, signingKey, type JwtAlg, type PublicJwk, type SigningKey } from "./signing-keys.ts";
+export { loadJose } from "./jose.ts";
+
 // Permissions and audit
 export {
   assertPermission, BUILT_IN_ROLES, hasPermission, isAdminUser, roleGrantsSchema, rolesOf, STATEMENTS, withBuiltInRoles,

@@ -1,5 +1,5 @@
 import { moduleProcedures, router } from "../../trpc/init.ts";
-import { publishedKeys } from "./keys.ts";
+import { publishedKeys } from "../../core/index.ts";
 import { sessionJwt } from "./tokens.ts";
 
 /** better-auth's jwt plugin endpoints (rest-bridge/routes.ts, `// jwt`); 404 when `jwt.enabled` is false. */

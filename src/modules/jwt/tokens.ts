@@ -1,7 +1,6 @@
 import type { App } from "../../app.ts";
 import type { SessionWithUser } from "../../db/session-store/index.ts";
-import { loadJose } from "./jose.ts";
-import { signingKey, type SigningKey } from "./keys.ts";
+import { loadJose, signingKey, type SigningKey } from "../../core/index.ts";
 
 /**
  * The JWT a session is worth to other services (docs/machine-access.md): `sub` the user, `sid`

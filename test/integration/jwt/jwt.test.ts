@@ -185,7 +185,7 @@ describe("several instances on one database", () => {
     const a = await createPortcullis(config);
     const b = await createPortcullis(config, { migrate: false });
     try {
-      const { publishedKeys } = await import("../../../src/modules/jwt/keys.ts");
+      const { publishedKeys } = await import("../../../src/core/signing-keys.ts");
       const first = await Promise.all([publishedKeys(a.app), publishedKeys(b.app), publishedKeys(a.app), publishedKeys(b.app)]);
       expect(new Set(first.map((s) => s.keys.map((k) => k.kid).join()))).toEqual(new Set([first[0]!.keys[0]!.kid]));
       clock.advance(DAY + MINUTE);

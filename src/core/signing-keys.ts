@@ -1,8 +1,8 @@
 import type { JWK } from "jose";
-import type { App } from "../../app.ts";
-import { appAead } from "../../crypto/app-aead.ts";
-import { JwksKey, type IJwksKey } from "../../db/entities/index.ts";
-import { UniqueConstraintViolationException } from "../../db/mikro-orm.ts";
+import type { App } from "../app.ts";
+import { appAead } from "../crypto/app-aead.ts";
+import { JwksKey, type IJwksKey } from "../db/entities/index.ts";
+import { UniqueConstraintViolationException } from "../db/mikro-orm.ts";
 import { loadJose } from "./jose.ts";
 
 /**
