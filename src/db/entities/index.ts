@@ -8,6 +8,7 @@ export { RateLimit, type IRateLimit } from "./rate-limit.ts";
 export { TwoFactor, TwoFactorBackupCode, TwoFactorChallenge, type ITwoFactor, type ITwoFactorBackupCode, type ITwoFactorChallenge } from "./two-factor.ts";
 export { Passkey, type IPasskey } from "./passkey.ts";
 export { BetterAuthImport, type IBetterAuthImport } from "./better-auth-import.ts";
+export { EmailOtp, type IEmailOtp } from "./email-otp.ts";
 
 import { Account } from "./account.ts";
 import { AuditEvent } from "./audit-event.ts";
@@ -19,5 +20,6 @@ import { Verification } from "./verification.ts";
 import { TwoFactor, TwoFactorBackupCode, TwoFactorChallenge } from "./two-factor.ts";
 import { Passkey } from "./passkey.ts";
 import { BetterAuthImport } from "./better-auth-import.ts";
+import { EmailOtp } from "./email-otp.ts";
 
-export const entities = [User, Session, Account, Verification, DeviceCode, AuditEvent, RateLimit, TwoFactor, TwoFactorBackupCode, TwoFactorChallenge, Passkey, BetterAuthImport];
+export const entities = [User, Session, Account, Verification, DeviceCode, AuditEvent, RateLimit, TwoFactor, TwoFactorBackupCode, TwoFactorChallenge, Passkey, BetterAuthImport, EmailOtp];

@@ -15,6 +15,8 @@ import { Migration20261128000000_audit_filters as SqliteAuditFilters } from "./s
 import { Migration20261128000000_audit_filters as PostgresAuditFilters } from "./postgresql/Migration20261128000000_audit_filters.ts";
 import { Migration20261129000000_better_auth_imports as SqliteBetterAuthImports } from "./sqlite/Migration20261129000000_better_auth_imports.ts";
 import { Migration20261129000000_better_auth_imports as PostgresBetterAuthImports } from "./postgresql/Migration20261129000000_better_auth_imports.ts";
+import { Migration20261203000000_email_otps as SqliteEmailOtps } from "./sqlite/Migration20261203000000_email_otps.ts";
+import { Migration20261203000000_email_otps as PostgresEmailOtps } from "./postgresql/Migration20261203000000_email_otps.ts";
 
 // Listed explicitly (no file globbing): works the same under tsx, vitest and a bundle.
 // SQLite and PostgreSQL keep separate folders because their SQL differs (STACK.md trap 4).
@@ -27,6 +29,7 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261126000000_list_users", class: SqliteListUsers },
   { name: "Migration20261128000000_audit_filters", class: SqliteAuditFilters },
   { name: "Migration20261129000000_better_auth_imports", class: SqliteBetterAuthImports },
+  { name: "Migration20261203000000_email_otps", class: SqliteEmailOtps },
 ];
 export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: PostgresInitial },
@@ -37,4 +40,5 @@ export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261126000000_list_users", class: PostgresListUsers },
   { name: "Migration20261128000000_audit_filters", class: PostgresAuditFilters },
   { name: "Migration20261129000000_better_auth_imports", class: PostgresBetterAuthImports },
+  { name: "Migration20261203000000_email_otps", class: PostgresEmailOtps },
 ];
