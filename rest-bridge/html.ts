@@ -27,12 +27,21 @@ export function sendHtml(res: ServerResponse, html: string, headers: Record<stri
 /**
  * A page with a form (Effects.page: the magic link's confirm page): the same static lock, except
  * that its form may post to us and the answer may redirect to `formAction`'s origins (browsers
- * check form-action on the redirect after a submission too).
+ * check form-action on the redirect after a submission too), and its referrer policy is
+ * same-origin: under no-referrer a browser sends `Origin: null` with the form's POST (Fetch
+ * §3.1 "append a request Origin header"), which the login CSRF check refuses; same-origin still
+ * sends the page's URL (it carries the token) to no one but us.
  */
 export function sendPage(res: ServerResponse, page: { html: string; formAction: string[] }, headers: Record<string, string | string[]> = {}) {
   const formAction = ["'self'", ...new Set(page.formAction)].join(" ");
   const csp = HTML_HEADERS["content-security-policy"].replace("form-action 'none'", `form-action ${formAction}`);
-  res.writeHead(200, { ...headers, ...HTML_HEADERS, "content-security-policy": csp, "content-length": Buffer.byteLength(page.html) });
+  res.writeHead(200, {
+    ...headers,
+    ...HTML_HEADERS,
+    "content-security-policy": csp,
+    "referrer-policy": "same-origin",
+    "content-length": Buffer.byteLength(page.html),
+  });
   res.end(page.html);
 }
 

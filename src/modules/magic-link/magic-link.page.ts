@@ -5,7 +5,7 @@ import { escapeHtml } from "../../security/html.ts";
  * mail scanners and link previews fetch links, and a GET that signed in would use the link up
  * before its owner clicks. The page is a plain form whose button POSTs the token back: no script
  * (it works without JavaScript and under the bridge's script-free CSP, rest-bridge/html.ts
- * sendPage), every value escaped, never framed, no referrer (the URL carries the token).
+ * sendPage), every value escaped, never framed, the referrer (its URL carries the token) sent to us only.
  */
 
 const STYLE =
@@ -29,7 +29,7 @@ export function renderConfirmPage(page: ConfirmPage): string {
   return [
     "<!doctype html>",
     '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">',
-    '<meta name="referrer" content="no-referrer"><meta name="robots" content="noindex">',
+    '<meta name="referrer" content="same-origin"><meta name="robots" content="noindex">',
     `<title>Sign in</title><style>${STYLE}</style></head>`,
     "<body><main>",
     "<h1>Sign in</h1>",
