@@ -312,3 +312,32 @@ describe("magic link: accounts and access", () => {
     }
   });
 });
+
+describe("passwordless mail: the send hook and templates", () => {
+  it("magicLink and emailOtp kinds reach email.send with url, metadata, code, otpType and the locale; templates write them", async () => {
+    const sent: Array<Record<string, unknown>> = [];
+    const s = await startTestServer({
+      email: {
+        send: (mail) => void sent.push({ ...mail }),
+        templates: {
+          magicLink: ({ url, metadata, locale }) => ({ subject: `Anmelden (${locale})`, text: `${url} ${JSON.stringify(metadata)}` }),
+          emailOtp: ({ code, otpType, locales }) => ({ subject: `Code ${otpType}`, text: `${code} ${locales.join(",")}` }),
+        },
+      },
+    });
+    try {
+      const email = uniqueEmail("ml-hook");
+      const headers = { "accept-language": "de-CH, de;q=0.9, en;q=0.5" };
+      expect((await post(`${s.auth}/sign-in/magic-link`, { email, metadata: { plan: "pro" } }, { headers })).status).toBe(200);
+      expect((await post(`${s.auth}/email-otp/send-verification-otp`, { email, type: "sign-in" }, { headers })).status).toBe(200);
+      await s.portcullis.app.mailer.settle();
+      const [link, code] = sent;
+      expect(link).toMatchObject({ kind: "magicLink", to: email, subject: "Anmelden (de-CH)", metadata: { plan: "pro" }, locale: "de-CH" });
+      expect(String(link!.text)).toContain(`${String(link!.url)} {"plan":"pro"}`);
+      expect(code).toMatchObject({ kind: "emailOtp", to: email, subject: "Code sign-in", otpType: "sign-in", code: expect.stringMatching(/^\d{6}$/) });
+      expect(code!.text).toBe(`${String(code!.code)} de-CH,de,en`);
+    } finally {
+      await s.close();
+    }
+  });
+});
