@@ -341,3 +341,28 @@ describe("passwordless mail: the send hook and templates", () => {
     }
   });
 });
+
+describe("passwordless sign-in outcomes in the metrics", () => {
+  it("counts /magic-link/verify and /sign-in/email-otp by outcome: a redirected failure under its code, the confirm page not at all", async () => {
+    const s = await startTestServer({ email: { smtpUrl: sink.url }, metrics: { enabled: true } });
+    const attempts = async (route: string, outcome: string) => {
+      const text = await (await fetch(`${s.url}/metrics`)).text();
+      const line = text.split("\n").find((l) => l.startsWith(`portcullis_sign_in_attempts_total{route="${route}",outcome="${outcome}"}`));
+      return line ? Number(line.split(" ").at(-1)) : 0;
+    };
+    try {
+      const email = uniqueEmail("ml-metrics");
+      const { url, token } = await mailedLink(s, email, { callbackURL: "/in" });
+      expect((await get(url, { headers: BROWSER })).status).toBe(200); // the page: no outcome yet
+      expect((await formPost(`${s.auth}/magic-link/verify`, { token, callbackURL: "/in" }, { origin: PUBLIC })).status).toBe(302);
+      expect((await get(url)).headers.get("location")).toBe(`${PUBLIC}/in?error=INVALID_TOKEN`);
+      expect(await attempts("/magic-link/verify", "success")).toBe(1);
+      expect(await attempts("/magic-link/verify", "INVALID_TOKEN")).toBe(1);
+
+      expect((await post(`${s.auth}/sign-in/email-otp`, { email, otp: "123456" })).status).toBe(400);
+      expect(await attempts("/sign-in/email-otp", "INVALID_OTP")).toBe(1);
+    } finally {
+      await s.close();
+    }
+  });
+});
