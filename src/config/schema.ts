@@ -101,7 +101,7 @@ export const configSchema = z
     account: accountConfig,
     /** Outgoing HTTP to providers: timeouts, response size cap, injectable undici dispatcher. */
     http: httpConfigSchema,
-    /** Deletes expired sessions, verification records, device codes and rate-limit rows (src/modules/maintenance). */
+    /** Deletes expired sessions, verification records, device codes, two-factor challenges, email codes and rate-limit rows (src/modules/maintenance). */
     sweeper: sweeperConfig,
     /**
      * Which proxies' X-Forwarded-For to believe for the client IP (rest-bridge/guards.ts):
