@@ -169,6 +169,14 @@ export const allowlist: Allowed[] = [
     portcullis: 400,
     contract: "§10 Passwordless: a bad, used or expired link opened without callbacks is 400 INVALID_TOKEN (JSON; a browser gets the /error page); better-auth redirects every failure to its own \"/\"",
   },
+  {
+    scenario: "magic link: made-up tokens and foreign callbacks",
+    step: "a made-up token with a literal % in the callbackURL",
+    path: "status",
+    betterAuth: 500,
+    portcullis: 302,
+    contract: "§1 Conventions (never 500 on bad input): query values are decoded once, so a literal % is just a character (better-auth decodes them twice and throws URIError); the made-up token then goes to the callback with ?error=INVALID_TOKEN",
+  },
   ...["open the link", "press the confirm button"].map(
     (step): Allowed => ({
       scenario: "magic link: a browser follows the mailed link to the callbacks",

@@ -57,6 +57,7 @@ export const passwordless: Scenario[] = [
       await s.call("verify a made-up token", page, (c) => c.magicLink.verify({ query: { token: "made-up" } }));
       await s.call("verify a made-up token, with callbacks", page, (c) => c.magicLink.verify({ query: { token: "made-up", callbackURL: "/in", errorCallbackURL: "/oops" } }));
       await s.browse("a browser opens a made-up link", page, "/api/auth/magic-link/verify?token=made-up&callbackURL=%2Fin");
+      await s.call("a made-up token with a literal % in the callbackURL", page, (c) => c.magicLink.verify({ query: { token: "made-up", callbackURL: "/100%" } }));
       await s.call("sign-in/magic-link with a foreign callbackURL", page, (c) => c.signIn.magicLink({ email: s.email("nobody"), callbackURL: "https://evil.example/" }));
       await s.call("sign-in/magic-link with a malformed email", page, (c) => c.signIn.magicLink({ email: "nope" }));
     },
