@@ -3,6 +3,8 @@ import type { App } from "../src/app.ts";
 import { actionLink } from "../src/mail/links.ts";
 import { toAuthError } from "../src/trpc/init.ts";
 
+export { prefersHtml } from "../src/http/accept.ts";
+
 /**
  * The bridge's HTML answers (the OAuth error page) and the browser-navigation rule that sends a
  * failed callback there. Pages are static: no script may run, nothing is loaded, they are not
@@ -22,43 +24,25 @@ export function sendHtml(res: ServerResponse, html: string, headers: Record<stri
   res.end(html);
 }
 
-interface MediaRange {
-  type: string;
-  subtype: string;
-  q: number;
-}
-
-function mediaRanges(accept: string): MediaRange[] {
-  return accept.split(",").flatMap((part) => {
-    const [range = "", ...params] = part.split(";").map((p) => p.trim().toLowerCase());
-    const [type, subtype] = range.split("/");
-    if (!type || !subtype) return [];
-    const qParam = params.find((p) => p.startsWith("q="));
-    const q = qParam ? Number(qParam.slice(2)) : 1;
-    return Number.isFinite(q) ? [{ type, subtype, q: Math.min(Math.max(q, 0), 1) }] : [];
-  });
-}
-
-/** RFC 9110 §12.5.1: the weight of the most specific range that matches `mime` (0 when none does). */
-function weight(ranges: MediaRange[], mime: string): number {
-  const [type, subtype] = mime.split("/");
-  let best: { specificity: number; q: number } = { specificity: -1, q: 0 };
-  for (const r of ranges) {
-    const specificity = r.type === type && r.subtype === subtype ? 2 : r.type === type && r.subtype === "*" ? 1 : r.type === "*" && r.subtype === "*" ? 0 : -1;
-    if (specificity > best.specificity) best = { specificity, q: r.q };
-  }
-  return best.q;
-}
-
 /**
- * A browser navigation: its Accept weighs text/html above JSON (browsers send
- * `text/html,…,*\/*;q=0.8`). No Accept, `*\/*` or a JSON client keeps the JSON answers.
+ * A page with a form (Effects.page: the magic link's confirm page): the same static lock, except
+ * that its form may post to us and the answer may redirect to `formAction`'s origins (browsers
+ * check form-action on the redirect after a submission too), and its referrer policy is
+ * same-origin: under no-referrer a browser sends `Origin: null` with the form's POST (Fetch
+ * §3.1 "append a request Origin header"), which the login CSRF check refuses; same-origin still
+ * sends the page's URL (it carries the token) to no one but us.
  */
-export function prefersHtml(accept: string | string[] | undefined): boolean {
-  const value = Array.isArray(accept) ? accept.join(",") : accept;
-  if (!value) return false;
-  const ranges = mediaRanges(value);
-  return weight(ranges, "text/html") > weight(ranges, "application/json");
+export function sendPage(res: ServerResponse, page: { html: string; formAction: string[] }, headers: Record<string, string | string[]> = {}) {
+  const formAction = ["'self'", ...new Set(page.formAction)].join(" ");
+  const csp = HTML_HEADERS["content-security-policy"].replace("form-action 'none'", `form-action ${formAction}`);
+  res.writeHead(200, {
+    ...headers,
+    ...HTML_HEADERS,
+    "content-security-policy": csp,
+    "referrer-policy": "same-origin",
+    "content-length": Buffer.byteLength(page.html),
+  });
+  res.end(page.html);
 }
 
 /**

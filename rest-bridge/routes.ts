@@ -107,6 +107,18 @@ export const routes: readonly Route[] = [
   // jwt (src/modules/jwt)
   { method: "GET", path: "/token", procedure: "token", input: "none" },
   { method: "GET", path: "/jwks", procedure: "jwks", input: "none" },
+  // magic-link (src/modules/magic-link)
+  { method: "POST", path: "/sign-in/magic-link", procedure: "signIn.magicLink", input: "body", login: true },
+  { method: "GET", path: "/magic-link/verify", procedure: "magicLink.verify", input: "query", errorPage: true },
+  { method: "POST", path: "/magic-link/verify", procedure: "magicLink.confirm", input: "body", form: true, login: true, errorPage: true },
+  // email-otp (src/modules/email-otp)
+  { method: "POST", path: "/email-otp/send-verification-otp", procedure: "emailOtp.sendVerificationOtp", input: "body", login: true },
+  { method: "POST", path: "/email-otp/check-verification-otp", procedure: "emailOtp.checkVerificationOtp", input: "body" },
+  { method: "POST", path: "/email-otp/verify-email", procedure: "emailOtp.verifyEmail", input: "body" },
+  { method: "POST", path: "/sign-in/email-otp", procedure: "signIn.emailOtp", input: "body", login: true },
+  { method: "POST", path: "/email-otp/request-password-reset", procedure: "emailOtp.requestPasswordReset", input: "body" },
+  { method: "POST", path: "/forget-password/email-otp", procedure: "forgetPassword.emailOtp", input: "body" },
+  { method: "POST", path: "/email-otp/reset-password", procedure: "emailOtp.resetPassword", input: "body" },
   { method: "GET", path: "/ok", procedure: "ok", input: "none" },
   { method: "GET", path: "/ready", procedure: "ready", input: "none" },
 ];

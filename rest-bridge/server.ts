@@ -13,7 +13,7 @@ import { createCors, trpcVary } from "./cors.ts";
 import { sendError, sendJson } from "./errors.ts";
 import { checkLoginOrigin, checkOrigin, checkRateLimit, clientIpResolver, type ClientIpOf } from "./guards.ts";
 import { serveGetSession } from "./get-session.ts";
-import { failureToErrorPage, prefersHtml, sendHtml } from "./html.ts";
+import { failureToErrorPage, prefersHtml, sendHtml, sendPage } from "./html.ts";
 import { createConsoleHandler } from "./console.ts";
 import { createOpenApiPages } from "./openapi.ts";
 import { normalisePath } from "./paths.ts";
@@ -37,9 +37,10 @@ function procedureAt(caller: unknown, dotted: string): Procedure {
 interface Call {
   requestId: string;
   ipOf: ClientIpOf;
-  /** For GET /metrics: the REST path of the procedure a tRPC call ran, and the error code of a failure. */
+  /** For GET /metrics: the REST path of the procedure a tRPC call ran, the error code of a failure, an interim page. */
   route?: string;
   errorCode?: string;
+  interim?: boolean;
 }
 
 async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: URL, match: RouteMatch, call: Call) {
@@ -71,10 +72,15 @@ async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: 
     return failureToErrorPage(app, res, err, call.requestId);
   }
   const headers = effectHeaders(app, ctx.effects);
+  if (ctx.effects.failure) call.errorCode = ctx.effects.failure;
   if (ctx.effects.redirect) {
     res.writeHead(302, { ...headers, location: ctx.effects.redirect, "cache-control": "no-store" });
     res.end();
     return;
+  }
+  if (ctx.effects.page) {
+    call.interim = true;
+    return sendPage(res, ctx.effects.page, headers);
   }
   if (route.html) return sendHtml(res, String(output), headers);
   sendJson(res, 200, output ?? null, headers);

@@ -11,6 +11,8 @@ import { passkeyErrors } from "./modules/passkey/passkey.errors.ts";
 import { twoFactorErrors } from "./modules/two-factor/two-factor.errors.ts";
 import { userErrors } from "./modules/user/user.errors.ts";
 import { verificationErrors } from "./modules/verification/verification.errors.ts";
+import { magicLinkErrors } from "./modules/magic-link/magic-link.errors.ts";
+import { emailOtpErrors } from "./modules/email-otp/email-otp.errors.ts";
 
 /*
  * One error type, one table (docs/architecture.md "Style" 2). Services throw `new AuthError(code)`;
@@ -51,6 +53,8 @@ export const ERROR_TABLES = {
   device: deviceErrors,
   admin: adminErrors,
   maintenance: maintenanceErrors,
+  "magic-link": magicLinkErrors,
+  "email-otp": emailOtpErrors,
 } as const;
 
 export const ERRORS = composeErrors(
@@ -64,6 +68,8 @@ export const ERRORS = composeErrors(
   deviceErrors,
   adminErrors,
   maintenanceErrors,
+  magicLinkErrors,
+  emailOtpErrors,
 );
 
 export type ErrorCode = keyof typeof ERRORS;

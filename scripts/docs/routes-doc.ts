@@ -9,6 +9,7 @@ import { appRouter } from "../../src/trpc/app-router.ts";
 
 const ACCESS: Record<ProcedureMeta["access"], string> = {
   public: "anyone",
+  "sign-in": "anyone, but not from an impersonation session",
   session: "a session (an impersonation too)",
   lasting: "the user's own session",
   "step-up": "the user's own session; step-up (password or freshness)",

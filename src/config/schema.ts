@@ -16,6 +16,8 @@ import { twoFactorConfig } from "../modules/two-factor/two-factor.config.ts";
 import { userConfig } from "../modules/user/user.config.ts";
 import { emailVerificationConfig } from "../modules/verification/verification.config.ts";
 import { rateLimitConfig } from "../rate-limit/rate-limit.config.ts";
+import { magicLinkConfig } from "../modules/magic-link/magic-link.config.ts";
+import { emailOtpConfig } from "../modules/email-otp/email-otp.config.ts";
 
 export { DEFAULT_RATE_LIMIT_RULES } from "../rate-limit/rate-limit.config.ts";
 
@@ -102,7 +104,7 @@ export const configSchema = z
     account: accountConfig,
     /** Outgoing HTTP to providers: timeouts, response size cap, injectable undici dispatcher. */
     http: httpConfigSchema,
-    /** Deletes expired sessions, verification records, device codes and rate-limit rows (src/modules/maintenance). */
+    /** Deletes expired sessions, verification records, device codes, two-factor challenges, email codes and rate-limit rows (src/modules/maintenance). */
     sweeper: sweeperConfig,
     /**
      * Which proxies' X-Forwarded-For to believe for the client IP (rest-bridge/guards.ts):
@@ -120,6 +122,10 @@ export const configSchema = z
     logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     /** Prometheus metrics (src/metrics): requests by route and status, latencies, sign-in outcomes, rate-limit refusals, session cache, mail, database pools. */
     metrics: metricsConfig,
+    /** Magic sign-in links (better-auth's magic-link plugin shapes, docs/passwordless.md). */
+    magicLink: magicLinkConfig,
+    /** Email one-time codes for sign-in, verification and password reset (better-auth's email-otp plugin shapes, docs/passwordless.md). */
+    emailOTP: emailOtpConfig,
     /** Time source (`{ now(): Date }`), for tests that move time. */
     clock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === "function", "must have now()").default(systemClock),
   })

@@ -18,6 +18,9 @@ export const AUDIT_ACTIONS = [
   "revoke-user-sessions",
   "remove-user",
   "delete-user",
+  "magic-link-sign-in",
+  "email-otp-sign-in",
+  "email-otp-reset-password",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

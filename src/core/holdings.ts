@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../app.ts";
 import { Account, User, Verification } from "../db/entities/index.ts";
-import { CREDENTIAL_PROVIDER } from "./credential.ts";
-import { endImpersonationsBy, revokeAllSessions } from "./session/revoke.ts";
+import { CREDENTIAL_PROVIDER, storePassword } from "./credential.ts";
+import { endImpersonationsBy, revokeAllSessions, userChanged } from "./session/revoke.ts";
 import type { Removal } from "./registry.ts";
 import { mailTokensOf, USER_TOKEN_PURPOSES } from "./single-use-tokens.ts";
 
@@ -58,4 +58,34 @@ export async function passwordChanged(app: App, tx: EntityManager, userId: strin
  */
 export async function addressChanged(tx: EntityManager, userId: string): Promise<void> {
   await tx.nativeDelete(Verification, { purpose: { $in: [...USER_TOKEN_PURPOSES] }, ...mailTokensOf(userId) });
+}
+
+/**
+ * THE takeover rule (docs/wire-contract.md §5 linking safety): someone has just proven control of
+ * the address of `user` (a provider that vouches for it, a reset link or code, a magic link, a
+ * sign-in code). When nobody had proven it before, whoever registered it without proof loses
+ * every way in, in the caller's transaction (removeEverythingUserHolds with `accounts`: "all" for
+ * a sign-in, "social" for a reset, which keeps the password it sets), and the address becomes
+ * verified. True when that happened: a squatter's two-factor enrollment went with it.
+ */
+export async function addressProven(app: App, tx: EntityManager, user: { id: string; emailVerified: boolean }, accounts: "all" | "social"): Promise<boolean> {
+  if (user.emailVerified) return false;
+  await removeEverythingUserHolds(app, tx, user.id, { accounts });
+  await tx.nativeUpdate(User, { id: user.id }, { emailVerified: true, updatedAt: app.clock.now() });
+  userChanged(app, tx, user.id);
+  return true;
+}
+
+/**
+ * A password reset, by a mailed link or a mailed code, inside the caller's transaction (after it
+ * used the link or code up): the new hash (creating the credential account of a user who has
+ * none), "the password changed", and everything the user holds but the password goes: sessions,
+ * device codes, mailed links, link flows. The reset proves the address (addressProven).
+ */
+export async function resetPasswordOf(app: App, tx: EntityManager, user: { id: string; emailVerified: boolean }, passwordHash: string): Promise<void> {
+  await storePassword(tx, user.id, passwordHash, app.clock.now());
+  await passwordChanged(app, tx, user.id);
+  if (await addressProven(app, tx, user, "social")) return;
+  await removeEverythingUserHolds(app, tx, user.id, { accounts: "none" });
+  userChanged(app, tx, user.id);
 }

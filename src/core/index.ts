@@ -4,7 +4,7 @@
  * a user, a sign-in step, a mailed link kind) it registers (registry.ts). Read this file first.
  */
 import type { App } from "../app.ts";
-import type { EmailLink as EmailLinkOf, Family as FamilyOf, Holding as HoldingOf, SignInStep as SignInStepOf } from "./registry.ts";
+import type { EmailLink as EmailLinkOf, EmailProof as EmailProofOf, Family as FamilyOf, Holding as HoldingOf, SignInStep as SignInStepOf } from "./registry.ts";
 
 // Time and ids
 export { systemClock, type Clock } from "./clock.ts";
@@ -36,17 +36,19 @@ export {
 } from "./email-proof.ts";
 
 // What a user holds, and the registry families fill in
-export { addressChanged, deleteUserAndEverything, passwordChanged, removeEverythingUserHolds } from "./holdings.ts";
-export { buildRegistry, type GateUser, type Removal, type SecondStep, type WayIn } from "./registry.ts";
+export { addressChanged, addressProven, deleteUserAndEverything, passwordChanged, removeEverythingUserHolds, resetPasswordOf } from "./holdings.ts";
+export { buildRegistry, type GateUser, type PreparedMail, type Removal, type SecondStep, type WayIn } from "./registry.ts";
 /** What a family registers, for this service's App (core/registry.ts). */
 export type Family = FamilyOf<App>;
 export type Holding = HoldingOf<App>;
 export type SignInStep = SignInStepOf<App>;
 export type EmailLink = EmailLinkOf<App>;
+export type EmailProof = EmailProofOf<App>;
 
 // Ways in: the sign-in gate, step-up, the rule of lasting access
 export { assertLastingAccess, lastingAccessRefusal } from "./access.ts";
 export { hasSecondStep, secondStep, type SignedIn } from "./sign-in-gate.ts";
+export { signInByAddress, type AddressSignIn, type AddressSignInOptions, type ProvenAddress } from "./address-sign-in.ts";
 export { isFresh, verifyCurrentPassword, type StepUp, type StepUpCaller, type WithoutPassword } from "./step-up.ts";
 
 // Signing keys (JWTs, ID tokens, JWT access tokens) and jose, loaded on first use

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { SessionWithUser, UserRow } from "../db/session-store/index.ts";
-import type { MailRequest } from "../mail/types.ts";
+import type { MailDraft, MailRequest } from "../mail/types.ts";
 
 /*
  * What a family puts into the kernel (its `src/modules/<family>/index.ts` exports a Family; the
@@ -40,8 +40,8 @@ export interface Removal {
   accounts: "all" | "social" | "none";
 }
 
-/** How a sign-in proved its first factor. */
-export type WayIn = "password" | "social";
+/** How a sign-in proved its first factor ("passwordless": control of the mailbox, by a magic link or a mailed code). */
+export type WayIn = "password" | "social" | "passwordless";
 
 /** What a sign-in that proved the first factor does next. */
 export type SecondStep =
@@ -82,6 +82,27 @@ export interface EmailLink<A> {
  * promise only when there is work to do.
  */
 export type SessionHeaders<A> = (app: A, value: SessionWithUser) => Record<string, string> | Promise<Record<string, string>> | null;
+/** A mail the kernel's deferred sender (core/single-use-tokens.ts mailTokenLater) sends, with what to undo when it fails. */
+export interface PreparedMail {
+  message: MailDraft;
+  /** The token row the mail carries: deleted again when the send fails. */
+  issued?: { id: string };
+  /** Or whatever else makes the mail's credential live: undone when the send fails. */
+  undo?: (em: EntityManager) => Promise<void>;
+}
+
+/**
+ * Another way to prove an address than the verification link (core/email-proof.ts): when
+ * `replacesLink` says so for this configuration, every verification mail (sign-up, the sign-in of
+ * an unverified user, send-verification-email, a changed address) is this instead. email-otp's
+ * `overrideDefaultEmailVerification` registers one: a code instead of a link.
+ */
+export interface EmailProof<A> {
+  family: string;
+  replacesLink(app: A): boolean;
+  /** Inside the deferred mail job (mailTokenLater): the proof for `user`, or null when none goes out (throttled). */
+  prepare(app: A, em: EntityManager, user: { id: string; email: string; name: string }): Promise<PreparedMail | null>;
+}
 
 export interface Family<A> {
   name: string;
@@ -89,6 +110,7 @@ export interface Family<A> {
   signInSteps?: SignInStep<A>[];
   emailLinks?: EmailLink<A>[];
   sessionHeaders?: SessionHeaders<A>;
+  emailProofs?: EmailProof<A>[];
 }
 
 /** Every family's contributions, gathered once per instance (App.registry). */
@@ -97,14 +119,16 @@ export interface Registry<A> {
   signInSteps: SignInStep<A>[];
   emailLinks: EmailLink<A>[];
   sessionHeaders: SessionHeaders<A>[];
+  emailProofs: EmailProof<A>[];
 }
 
 export function buildRegistry<A>(families: readonly Family<A>[]): Registry<A> {
-  const registry: Registry<A> = { holdings: [], signInSteps: [], emailLinks: [], sessionHeaders: [] };
+  const registry: Registry<A> = { holdings: [], signInSteps: [], emailLinks: [], sessionHeaders: [], emailProofs: [] };
   for (const f of families) {
     if (f.holding) registry.holdings.push({ family: f.name, ...f.holding });
     registry.signInSteps.push(...(f.signInSteps ?? []));
     if (f.sessionHeaders) registry.sessionHeaders.push(f.sessionHeaders);
+    registry.emailProofs.push(...(f.emailProofs ?? []));
     for (const link of f.emailLinks ?? []) {
       if (registry.emailLinks.some((l) => l.purpose === link.purpose)) throw new Error(`two families open ${link.purpose} links`);
       registry.emailLinks.push(link);

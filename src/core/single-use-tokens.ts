@@ -3,7 +3,8 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../app.ts";
 import { randomToken, sha256 } from "../crypto/tokens.ts";
 import { Verification, type IVerification } from "../db/entities/index.ts";
-import type { MailDraft, MailRequest } from "../mail/mailer.ts";
+import type { MailRequest } from "../mail/mailer.ts";
+import type { PreparedMail } from "./registry.ts";
 
 /**
  * Single-use tokens mailed as links (email verification, password reset). The database keeps
@@ -94,8 +95,8 @@ export async function purposeOf<P extends string>(em: EntityManager, token: stri
   return (row?.purpose as P | undefined) ?? null;
 }
 
-/** The live row for a token, without using it up (the reset link's check before the form). */
-export async function findLiveToken(app: App, em: EntityManager, purpose: TokenPurpose, token: string): Promise<IVerification | null> {
+/** The live row for a token, without using it up (the reset link's check before the form, the magic link's confirm page). */
+export async function findLiveToken(app: App, em: EntityManager, purpose: string, token: string): Promise<IVerification | null> {
   if (token.length < 20 || token.length > 200) return null;
   const row = await em.findOne(Verification, { identifier: sha256(token), purpose });
   if (!row || row.expiresAt.getTime() <= app.clock.now().getTime()) return null;
@@ -122,32 +123,26 @@ export async function issuedRecently(app: App, em: EntityManager, purpose: Token
 
 /**
  * After the response: `prepare` decides whether there is anything to send (unknown user,
- * verified address, throttled: null) and issues the token; then the mail goes out. A failed
- * send is logged with the request id and its token row is deleted again, so no link that was
- * never delivered stays valid.
+ * verified address, throttled: null) and issues the token (or code); then the mail goes out. A
+ * failed send is logged with the request id and its token row is deleted again (or its `undo`
+ * runs), so no link or code that was never delivered stays valid.
  */
-export function mailTokenLater(
-  app: App,
-  req: MailRequest,
-  kind: string,
-  prepare: (em: EntityManager) => Promise<{ issued: IssuedToken; message: MailDraft } | null>,
-): void {
+export function mailTokenLater(app: App, req: MailRequest, kind: string, prepare: (em: EntityManager) => Promise<PreparedMail | null>): void {
   const requestId = req.requestId ?? "-";
   app.mailer.later(async () => {
     const em = app.orm.em.fork();
-    let issuedId: string | undefined;
+    let prepared: PreparedMail | null = null;
     try {
-      const prepared = await prepare(em);
+      prepared = await prepare(em);
       if (!prepared) return;
-      issuedId = prepared.issued.id;
       await app.mailer.send(prepared.message, req);
     } catch (err) {
       app.logger.error({ requestId, err, mail: kind }, "email not sent");
-      if (issuedId) {
-        await em.nativeDelete(Verification, { id: issuedId }).catch((cleanupErr: unknown) => {
-          app.logger.error({ requestId, err: cleanupErr, mail: kind }, "could not delete the token of an unsent email");
-        });
-      }
+      const issuedId = prepared?.issued?.id;
+      const undo = prepared?.undo ?? (issuedId ? (e: EntityManager) => e.nativeDelete(Verification, { id: issuedId }).then(() => undefined) : null);
+      await undo?.(em).catch((cleanupErr: unknown) => {
+        app.logger.error({ requestId, err: cleanupErr, mail: kind }, "could not delete the token of an unsent email");
+      });
     }
   });
 }

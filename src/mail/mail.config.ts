@@ -15,12 +15,12 @@ export const emailConfig = z
     /** The `From` of every mail. */
     from: z.string().min(1).default("Portcullis <no-reply@localhost>"),
     /**
-     * `async ({ kind, to, subject, text, html, url, code, locale }) => {}`: delivers every mail
+     * `async ({ kind, to, subject, text, html, url, code, otpType, metadata, locale }) => {}`: delivers every mail
      * instead of SMTP (a transactional mail API, a queue); a throw counts as a failed send.
      */
     send: z.custom<MailSendHook>((v) => typeof v === "function", "must be a function").optional(),
     /**
-     * Per mail kind, `({ to, name, url, code, newEmail, expiresInSec, locale, locales }) => ({ subject, text, html? })`
+     * Per mail kind, `({ to, name, url, code, otpType, metadata, newEmail, expiresInSec, locale, locales }) => ({ subject, text, html? })`
      * (may be async) in place of the built-in English text; `locale` comes from the request's Accept-Language.
      */
     templates: z
@@ -35,6 +35,10 @@ export const emailConfig = z
         deleteAccount: mailTemplate,
         /** The two-factor sign-in code (`code`, no `url`). */
         twoFactorOtp: mailTemplate,
+        /** The magic sign-in link (`url`; `metadata` as the sign-in request gave it). */
+        magicLink: mailTemplate,
+        /** A one-time code of email-otp (`code`, no `url`; `otpType`: sign-in, email-verification or forget-password). */
+        emailOtp: mailTemplate,
       })
       .strict()
       .prefault({}),

@@ -90,7 +90,7 @@ export function createMailer(config: ResolvedConfig, logger: Logger): Mailer {
       const locales = acceptedLocales(req.acceptLanguage);
       const mail = await write(config, draft, locales);
       if (route === "hook") {
-        await hook!({ kind: draft.kind, to: draft.to, ...mail, url: draft.url, code: draft.code, locale: locales[0] });
+        await hook!({ kind: draft.kind, to: draft.to, ...mail, url: draft.url, code: draft.code, otpType: draft.otpType, metadata: draft.metadata, locale: locales[0] });
       } else if (route === "smtp") {
         await smtp().sendMail({ from, to: draft.to, subject: mail.subject, text: mail.text, ...(mail.html === undefined ? {} : { html: mail.html }) });
       } else if (route === "log") {

@@ -1,5 +1,5 @@
 import { escapeHtml } from "../security/html.ts";
-import type { MailContent, MailDraft, MailKind, MailTemplate, MailTemplateInput } from "./types.ts";
+import type { EmailOtpType, MailContent, MailDraft, MailKind, MailTemplate, MailTemplateInput } from "./types.ts";
 
 /**
  * What the features send (drafts: kind, recipient, link or code) and the built-in English text
@@ -37,6 +37,28 @@ function linkMail(name: string | null, link: string, t: LinkText): MailContent {
 
 const url = (input: MailTemplateInput) => input.url ?? "";
 
+interface CodeText {
+  subject: string;
+  intro: string;
+  outro: string;
+}
+
+/** A one-time code on a line of its own (text) and in large type (HTML); the subject carries it too. */
+function codeMail(m: MailTemplateInput, t: CodeText): MailContent {
+  const code = m.code ?? "";
+  const greeting = m.name ? `Hello ${m.name},` : "Hello,";
+  const html = [
+    "<!doctype html>",
+    '<html><body style="font-family: sans-serif; line-height: 1.5">',
+    `<p>${escapeHtml(greeting)}</p>`,
+    `<p>${escapeHtml(t.intro)}</p>`,
+    `<p style="font-size: 24px; letter-spacing: 4px; font-family: monospace">${escapeHtml(code)}</p>`,
+    `<p>${escapeHtml(t.outro)}</p>`,
+    "</body></html>",
+  ].join("\n");
+  return { subject: `${t.subject}: ${code}`, text: `${greeting}\n\n${t.intro}\n\n${code}\n\n${t.outro}\n`, html };
+}
+
 /** The built-in text of every kind (English; `locale` is for the operator's own templates). */
 export const DEFAULT_TEMPLATES: Record<MailKind, MailTemplate> = {
   verification: (m) =>
@@ -68,22 +90,39 @@ export const DEFAULT_TEMPLATES: Record<MailKind, MailTemplate> = {
       outro: `The link expires in ${minutes(m.expiresInSec)} and works once. If you did not ask for this, ignore this email: nothing is deleted.`,
     }),
   // The code, no link: nothing to click that a mail scanner could use up.
-  twoFactorOtp: (m) => {
-    const code = m.code ?? "";
-    const greeting = m.name ? `Hello ${m.name},` : "Hello,";
-    const intro = "Your sign-in verification code is:";
-    const outro = `It expires in ${minutes(m.expiresInSec)} and works once. If you are not signing in, someone knows your password: change it.`;
-    const html = [
-      "<!doctype html>",
-      '<html><body style="font-family: sans-serif; line-height: 1.5">',
-      `<p>${escapeHtml(greeting)}</p>`,
-      `<p>${escapeHtml(intro)}</p>`,
-      `<p style="font-size: 24px; letter-spacing: 4px; font-family: monospace">${escapeHtml(code)}</p>`,
-      `<p>${escapeHtml(outro)}</p>`,
-      "</body></html>",
-    ].join("\n");
-    return { subject: `Your verification code: ${code}`, text: `${greeting}\n\n${intro}\n\n${code}\n\n${outro}\n`, html };
-  },
+  twoFactorOtp: (m) =>
+    codeMail(m, {
+      subject: "Your verification code",
+      intro: "Your sign-in verification code is:",
+      outro: `It expires in ${minutes(m.expiresInSec)} and works once. If you are not signing in, someone knows your password: change it.`,
+    }),
+  magicLink: (m) =>
+    linkMail(m.name, url(m), {
+      subject: "Your sign-in link",
+      intro: "Sign in by opening this link:",
+      action: "Sign in",
+      outro: `The link expires in ${minutes(m.expiresInSec)} and works once. If you did not ask to sign in, ignore this email.`,
+    }),
+  emailOtp: (m) => codeMail(m, OTP_TEXT[m.otpType ?? "sign-in"](m.expiresInSec)),
+};
+
+/** The emailOtp wording per code type. */
+const OTP_TEXT: Record<EmailOtpType, (expiresInSec: number) => CodeText> = {
+  "sign-in": (s) => ({
+    subject: "Your sign-in code",
+    intro: "Your sign-in code is:",
+    outro: `It expires in ${minutes(s)} and works once. If you did not ask to sign in, ignore this email.`,
+  }),
+  "email-verification": (s) => ({
+    subject: "Your verification code",
+    intro: "Confirm your email address with this code:",
+    outro: `It expires in ${minutes(s)} and works once. If you did not create an account, ignore this email.`,
+  }),
+  "forget-password": (s) => ({
+    subject: "Your password reset code",
+    intro: "Choose a new password with this code:",
+    outro: `It expires in ${minutes(s)} and works once. If you did not ask for a reset, ignore this email: your password stays as it is.`,
+  }),
 };
 
 export function verificationEmail(to: string, name: string | null, link: string, expiresInSec: number): MailDraft {
@@ -107,4 +146,14 @@ export function deleteAccountEmail(to: string, name: string | null, link: string
 /** Two-factor email OTP. */
 export function twoFactorOtpEmail(to: string, name: string | null, code: string, expiresInSec: number): MailDraft {
   return { kind: "twoFactorOtp", to, name, code, expiresInSec };
+}
+
+/** A magic sign-in link (`metadata`: what the sign-in request passed, for the operator's template or send hook). */
+export function magicLinkEmail(to: string, name: string | null, link: string, expiresInSec: number, metadata?: Record<string, unknown>): MailDraft {
+  return { kind: "magicLink", to, name, url: link, expiresInSec, ...(metadata ? { metadata } : {}) };
+}
+
+/** A one-time code of email-otp. */
+export function emailOtpEmail(to: string, name: string | null, code: string, otpType: EmailOtpType, expiresInSec: number): MailDraft {
+  return { kind: "emailOtp", to, name, code, otpType, expiresInSec };
 }

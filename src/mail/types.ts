@@ -4,8 +4,11 @@
  */
 
 /** Every mail, by what it is for; `email.templates` has one optional key per kind. */
-export const MAIL_KINDS = ["verification", "resetPassword", "changeEmail", "deleteAccount", "twoFactorOtp"] as const;
+export const MAIL_KINDS = ["verification", "resetPassword", "changeEmail", "deleteAccount", "twoFactorOtp", "magicLink", "emailOtp"] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
+
+/** What an emailOtp code is for: sign in (or sign up), verify the address, reset the password. */
+export type EmailOtpType = "sign-in" | "email-verification" | "forget-password";
 
 /** What a template is given to write one mail. */
 export interface MailTemplateInput {
@@ -14,10 +17,14 @@ export interface MailTemplateInput {
   to: string;
   /** The account holder's name, when known. */
   name: string | null;
-  /** The action link (every kind but twoFactorOtp): a live, single-use credential until it expires. */
+  /** The action link (every kind but twoFactorOtp and emailOtp): a live, single-use credential until it expires. */
   url?: string;
-  /** twoFactorOtp: the 6-digit code. */
+  /** twoFactorOtp, emailOtp: the one-time code. */
   code?: string;
+  /** emailOtp: what the code is for (better-auth's `type`). */
+  otpType?: EmailOtpType;
+  /** magicLink: the `metadata` the sign-in request passed (better-auth's sendMagicLink argument). */
+  metadata?: Record<string, unknown>;
   /** changeEmail: the address the account moves to. */
   newEmail?: string;
   /** How long the link or code stays valid. */
@@ -49,6 +56,8 @@ export interface MailSendInput {
   html?: string | undefined;
   url?: string | undefined;
   code?: string | undefined;
+  otpType?: EmailOtpType | undefined;
+  metadata?: Record<string, unknown> | undefined;
   locale?: string | undefined;
 }
 

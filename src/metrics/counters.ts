@@ -29,8 +29,9 @@ export class RouteStats {
 }
 
 /**
- * Routes (REST paths) whose outcome is a sign-in (or sign-up) attempt. `/callback/:provider`
- * finishes a social sign-in; the two-factor checks finish a password sign-in's second step.
+ * Routes (REST paths) whose outcome is a sign-in (or sign-up) attempt, so the route says the
+ * method. `/callback/:provider` finishes a social sign-in; the two-factor checks finish a
+ * password sign-in's second step; `/magic-link/verify` and `/sign-in/email-otp` a passwordless one.
  */
 export const SIGN_IN_ROUTES = new Set([
   "/sign-in/email",
@@ -42,6 +43,8 @@ export const SIGN_IN_ROUTES = new Set([
   "/two-factor/verify-totp",
   "/two-factor/verify-otp",
   "/two-factor/verify-backup-code",
+  "/magic-link/verify",
+  "/sign-in/email-otp",
 ]);
 
 export interface RequestOutcome {
@@ -49,6 +52,8 @@ export interface RequestOutcome {
   route?: string;
   /** The error code the answer carried (AuthError's), when it failed. */
   errorCode?: string;
+  /** The answer was a step on the way (the magic link's confirm page), not the attempt's outcome. */
+  interim?: boolean;
 }
 
 /** One scrape's answer: Prometheus text and its content type. */
@@ -88,7 +93,7 @@ export class Metrics {
     this.route(label).observe(status, ms);
     const route = label === "trpc" ? outcome.route : label;
     if (status === 429) this.rateLimited.set(route ?? label, (this.rateLimited.get(route ?? label) ?? 0) + 1);
-    if (route !== undefined && SIGN_IN_ROUTES.has(route) && status !== 499) {
+    if (route !== undefined && SIGN_IN_ROUTES.has(route) && status !== 499 && !outcome.interim) {
       const result = status < 400 && outcome.errorCode === undefined ? "success" : (outcome.errorCode ?? `HTTP_${status}`);
       const key = `${route}\n${result}`;
       this.signIns.set(key, (this.signIns.get(key) ?? 0) + 1);

@@ -17,9 +17,10 @@ export type JsonSchema = Record<string, unknown>;
  * - `public`: no session read;
  * - `optional`: works without one, and a session, when sent, is the subject (claims, 2FA);
  * - `session`: 401 UNAUTHORIZED without a live session (trpc/init.ts authedProcedure);
- * - `own-session`: also 403 IMPERSONATION_NOT_ALLOWED for an impersonation session (lastingAccessProcedure).
+ * - `own-session`: also 403 IMPERSONATION_NOT_ALLOWED for an impersonation session (lastingAccessProcedure);
+ * - `sign-in`: no session needed, but one the request carries must be the user's own (403 IMPERSONATION_NOT_ALLOWED).
  */
-export type Access = "public" | "optional" | "session" | "own-session";
+export type Access = "public" | "optional" | "session" | "own-session" | "sign-in";
 
 export interface OperationDoc<Output extends z.ZodType = z.ZodType> {
   summary: string;

@@ -27,7 +27,7 @@ export function routeErrors(route: Route, doc: OperationDoc, hasInput: boolean, 
   if (route.login) codes.add("INVALID_ORIGIN");
   if (hasInput) codes.add("VALIDATION_ERROR");
   if (doc.access === "session" || doc.access === "own-session") codes.add("UNAUTHORIZED");
-  if (doc.access === "own-session") codes.add("IMPERSONATION_NOT_ALLOWED");
+  if (doc.access === "own-session" || doc.access === "sign-in") codes.add("IMPERSONATION_NOT_ALLOWED");
   if (doc.switchable) codes.add("NOT_FOUND");
   for (const c of doc.permissions ?? []) codes.add(c);
   for (const c of doc.errors ?? []) codes.add(c);

@@ -10,6 +10,8 @@ import { sessionDoc } from "../modules/session/index.ts";
 import { twoFactorDoc } from "../modules/two-factor/index.ts";
 import { userDoc } from "../modules/user/index.ts";
 import { verificationDoc } from "../modules/verification/index.ts";
+import { magicLinkDoc } from "../modules/magic-link/index.ts";
+import { emailOtpDoc } from "../modules/email-otp/index.ts";
 import type { OperationDoc } from "./doc.ts";
 
 /** Every module's docs, in the order of the document's tags. */
@@ -26,6 +28,8 @@ export const moduleDocs = [
   adminDoc,
   jwtDoc,
   healthDoc,
+  magicLinkDoc,
+  emailOtpDoc,
 ] as const;
 
 type Merge<T extends readonly unknown[]> = T extends readonly [{ operations: infer Ops }, ...infer Rest] ? Ops & Merge<Rest> : unknown;

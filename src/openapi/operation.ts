@@ -82,6 +82,7 @@ export function operation({ route, procedure, doc, tag, operationId, writer, con
   const notes = [
     doc.description,
     doc.access === "own-session" ? "Needs the user's own session: an impersonation session gets 403 IMPERSONATION_NOT_ALLOWED." : undefined,
+    doc.access === "sign-in" ? "Needs no session; sent from an impersonation session it gets 403 IMPERSONATION_NOT_ALLOWED." : undefined,
     route.login ? "Starts a sign-in: refused (403 INVALID_ORIGIN) from a page of a foreign origin." : undefined,
     route.input === "body+query" ? "The query's fields win over the body's." : undefined,
   ].filter(Boolean);

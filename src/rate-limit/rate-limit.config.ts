@@ -5,7 +5,7 @@ export const rateLimitRule = z.union([
   z.literal(false),
 ]);
 
-/** docs/wire-contract.md §8 defaults: sign-in, sign-up, change-password 3/10 s; reset, verification 3/60 s. */
+/** docs/wire-contract.md §8 defaults: sign-in, sign-up, change-password 3/10 s; reset, verification 3/60 s; the plugins' own. */
 export const DEFAULT_RATE_LIMIT_RULES: Record<string, { window: number; max: number }> = {
   "/sign-in/*": { window: 10, max: 3 },
   "/sign-up/*": { window: 10, max: 3 },
@@ -16,6 +16,13 @@ export const DEFAULT_RATE_LIMIT_RULES: Record<string, { window: number; max: num
   "/send-verification-email": { window: 60, max: 3 },
   // better-auth's two-factor plugin: 3 per 10 s on every /two-factor/ path (codes are guessable).
   "/two-factor/*": { window: 10, max: 3 },
+  // better-auth's magic-link plugin: 5 per 60 s on the send and the verify paths.
+  "/sign-in/magic-link": { window: 60, max: 5 },
+  "/magic-link/verify": { window: 60, max: 5 },
+  // better-auth's email-otp plugin: 3 per 60 s on each of its paths (codes are guessable).
+  "/sign-in/email-otp": { window: 60, max: 3 },
+  "/email-otp/*": { window: 60, max: 3 },
+  "/forget-password/email-otp": { window: 60, max: 3 },
 };
 
 /** The `rateLimit` section of the config (src/config/schema.ts). */
@@ -41,8 +48,8 @@ export const rateLimitConfig = z
     /** Put before every Redis key of the counters, so a Redis shared with other apps keeps them apart (`""`: none). */
     redisKeyPrefix: z.string().max(64).default("portcullis:"),
     /**
-     * Password-reset and verification mails per normalised address and purpose, whatever
-     * the client IP (src/rate-limit/address-limit.ts); `false` turns it off.
+     * Password-reset, verification, magic-link and one-time-code mails per normalised address
+     * and purpose, whatever the client IP (src/rate-limit/address-limit.ts); `false` turns it off.
      */
     perAddress: rateLimitRule.default({ window: 15 * 60, max: 3 }),
   })

@@ -10,6 +10,8 @@ import { okProcedure, sessionProcedures } from "../modules/session/index.ts";
 import { resetTwoFactor, twoFactorRouter } from "../modules/two-factor/index.ts";
 import { userProcedures } from "../modules/user/index.ts";
 import { verificationProcedures } from "../modules/verification/index.ts";
+import { magicLinkRouter, signInMagicLink } from "../modules/magic-link/index.ts";
+import { emailOtpRouter, forgetPasswordRouter, signInEmailOtp } from "../modules/email-otp/index.ts";
 import { router } from "./init.ts";
 
 const { signInSocial, ...socialProcedures } = oauthProcedures;
@@ -21,7 +23,7 @@ const { signInSocial, ...socialProcedures } = oauthProcedures;
  */
 export const appRouter = router({
   signUp: signUpRouter,
-  signIn: router({ ...signInRouter._def.record, social: signInSocial }),
+  signIn: router({ ...signInRouter._def.record, social: signInSocial, magicLink: signInMagicLink, emailOtp: signInEmailOtp }),
   isUsernameAvailable,
   ...sessionProcedures,
   ...userProcedures,
@@ -35,6 +37,9 @@ export const appRouter = router({
   ok: okProcedure,
   ready: readyProcedure,
   ...jwtProcedures,
+  magicLink: magicLinkRouter,
+  emailOtp: emailOtpRouter,
+  forgetPassword: forgetPasswordRouter,
 });
 
 export type AppRouter = typeof appRouter;

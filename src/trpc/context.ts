@@ -17,13 +17,20 @@ export interface Effects {
    * `portcullis.admin_session`), with the session cookie's attributes; `maxAgeSec: 0` clears one.
    */
   cookies?: { name: string; value: string; maxAgeSec: number | null }[];
+  /**
+   * An HTML page with a form instead of the JSON answer (REST bridge only; tRPC callers read the
+   * output): `formAction` lists the origins its form may post to or be redirected to (CSP form-action).
+   */
+  page?: { html: string; formAction: string[] };
+  /** A failure answered as a redirect (`?error=CODE`): its code, for the metrics' sign-in outcomes. */
+  failure?: string;
   headers: Record<string, string>;
 }
 
 export interface Context {
   app: App;
-  /** `acceptLanguage`: the raw header, read by the mailer for the mail's locale. */
-  req: RequestInfo & { requestId: string; origin: string | null; acceptLanguage: string | null };
+  /** `acceptLanguage`: the raw header, read by the mailer for the mail's locale; `accept`: the raw Accept (src/http/accept.ts). */
+  req: RequestInfo & { requestId: string; origin: string | null; acceptLanguage: string | null; accept: string | null };
   /** Where the session token came from. */
   tokenSource: "bearer" | "cookie" | null;
   sessionToken: string | null;
@@ -79,6 +86,7 @@ export function createContext(app: App, input: ContextInput): Context {
       requestId: input.requestId ?? crypto.randomUUID(),
       origin: header(input.headers, "origin"),
       acceptLanguage: header(input.headers, "accept-language"),
+      accept: header(input.headers, "accept"),
     },
     tokenSource: source,
     sessionToken: token,

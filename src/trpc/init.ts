@@ -12,6 +12,8 @@ export { toAuthError } from "./errors.ts";
  * Who may call a procedure, on its definition (docs/architecture.md "One guard per rule"): the
  * builders below set it, rest-bridge/routes.ts and docs/http-api.md show it per route.
  * - public: anyone; session: any valid session (an impersonation too);
+ * - sign-in: anyone, but a session the request carries must hold lasting access (a passwordless
+ *   sign-in would outlive an impersonation, docs/wire-contract.md §6);
  * - lasting: the user's own session, never one that may not create lasting access (core/access.ts);
  * - step-up: lasting, and the procedure gets `ctx.stepUp` (freshness, the password re-check);
  * - fresh: lasting and signed in within `session.freshAgeSec` (403 SESSION_NOT_FRESH);
@@ -19,7 +21,7 @@ export { toAuthError } from "./errors.ts";
  * `feature`: the config switch of a family; off, every procedure of it answers 404.
  */
 export interface ProcedureMeta {
-  access: "public" | "session" | "lasting" | "step-up" | "fresh" | "permission";
+  access: "public" | "sign-in" | "session" | "lasting" | "step-up" | "fresh" | "permission";
   /** `resource:action,...` of a permission procedure. */
   permission?: string;
   /** A permission procedure that also needs the holder's own session (lasting). */
@@ -89,6 +91,13 @@ const lasting = middleware(({ ctx, next }) => {
   return next();
 });
 
+/** No session, or one that holds lasting access (core/access.ts): a sign-in must not start from a borrowed session. */
+const noBorrowedSession = middleware(async ({ ctx, next }) => {
+  const auth = await ctx.getSession();
+  if (auth) assertLastingAccess(auth);
+  return next();
+});
+
 const stepUp = middleware(({ ctx, next }) => {
   const auth = authOf(ctx);
   const caller = { userId: auth.user.id, ip: ctx.req.ip };
@@ -144,6 +153,7 @@ function buildersOn(base: typeof t.procedure) {
   const withStepUp = lastingAccess.meta({ access: "step-up" }).use(stepUp);
   return {
     public: base.meta({ access: "public" }).use(callbacks),
+    signIn: base.meta({ access: "sign-in" }).use(noBorrowedSession).use(callbacks),
     authed: authed.use(callbacks),
     lastingAccess: lastingAccess.use(callbacks),
     stepUp: withStepUp.use(callbacks),

@@ -42,7 +42,7 @@ export const allowlist: Allowed[] = [
   { endpoint: "GET /device", path: "body.error_description", betterAuth: "<message>", portcullis: A, contract: "§1 Conventions: errors are { code, message }; only device-flow *token* errors use RFC 6749 bodies" },
 
   // §3 Sessions
-  ...["sign-in with a foreign callbackURL", "sign-in/social with a foreign callbackURL", "request-password-reset with a foreign redirectTo"].map(
+  ...["sign-in with a foreign callbackURL", "sign-in/social with a foreign callbackURL", "request-password-reset with a foreign redirectTo", "sign-in/magic-link with a foreign callbackURL"].map(
     (step): Allowed => ({ step, scenario: /./, path: WHOLE_STEP, contract: "§3 Sessions: callbackURL / redirectTo must be relative or trusted, else 403 INVALID_CALLBACK_URL (open-redirect defence)" }),
   ),
   { endpoint: "GET /delete-user/callback", path: "status", betterAuth: 404, portcullis: 401, contract: "§3 Sessions: no session on an endpoint that needs one is 401 UNAUTHORIZED" },
@@ -153,6 +153,67 @@ export const allowlist: Allowed[] = [
     { scenario: "jwt: /token, /jwks, set-auth-jwt", step, path: "body.typ", betterAuth: null, portcullis: "JWT", contract: "§10 Plugins: a JWT's header has typ JWT (RFC 8725 §3.11 explicit typing)" },
   ]),
   { scenario: "jwt: /token, /jwks, set-auth-jwt", step: /^(jwks|the JWK Set's members)$/, path: /^body(\.keys)?\[0\](\.use)?$/, contract: "§10 Plugins: the JWKS keys carry use: sig" },
+  // §10 Plugins beyond the seed: passwordless (magic links, email one-time codes)
+  {
+    scenario: "magic link: made-up tokens and foreign callbacks",
+    step: "(unread mails)",
+    path: "(step)",
+    contract: "§3 Sessions: a foreign callbackURL is refused with 403 INVALID_CALLBACK_URL before anything is mailed (better-auth's test mode skips the check and mails the link)",
+  },
+  {
+    scenario: /^magic link: /,
+    step: /mail$/,
+    path: "body",
+    betterAuth: "<self>/api/auth/magic-link/verify?callbackURL=/&token=<token>",
+    portcullis: "<self>/api/auth/magic-link/verify?token=<token>",
+    contract: "§10 Passwordless: a magic link carries the callbackURL the request gave, and none otherwise (better-auth puts `callbackURL=/`, its own root, in every link)",
+  },
+  {
+    endpoint: "GET /magic-link/verify",
+    path: "status",
+    betterAuth: 302,
+    portcullis: 400,
+    contract: "§10 Passwordless: a bad, used or expired link opened without callbacks is 400 INVALID_TOKEN (JSON; a browser gets the /error page); better-auth redirects every failure to its own \"/\"",
+  },
+  {
+    scenario: "magic link: made-up tokens and foreign callbacks",
+    step: "a made-up token with a literal % in the callbackURL",
+    path: "status",
+    betterAuth: 500,
+    portcullis: 302,
+    contract: "§1 Conventions (never 500 on bad input): query values are decoded once, so a literal % is just a character (better-auth decodes them twice and throws URIError); the made-up token then goes to the callback with ?error=INVALID_TOKEN",
+  },
+  ...["open the link", "press the confirm button"].map(
+    (step): Allowed => ({
+      scenario: "magic link: a browser follows the mailed link to the callbacks",
+      step,
+      path: WHOLE_STEP,
+      contract: "§10 Passwordless: a browser GET of a magic link shows a confirm page and signs in at its POST, so mail scanners that fetch links do not use them up (better-auth signs in on the GET and has no POST)",
+    }),
+  ),
+  ...(["status", "code"] as const).map(
+    (path): Allowed => ({
+      scenario: "email OTP: three wrong tries, then TOO_MANY_ATTEMPTS; a new code works",
+      step: "the right code once more",
+      path,
+      betterAuth: path === "status" ? 400 : "INVALID_OTP",
+      portcullis: path === "status" ? 403 : "TOO_MANY_ATTEMPTS",
+      contract: "§10 Passwordless: a code out of tries answers 403 TOO_MANY_ATTEMPTS until a new one is sent (better-auth deletes it after saying so once, then answers INVALID_OTP)",
+    }),
+  ),
+  {
+    endpoint: "POST /sign-in/email-otp",
+    path: "body.user.emailVerified",
+    betterAuth: false,
+    portcullis: true,
+    contract: "§2 Records: a response carries the user as it is: a code sign-in verifies the address, and answers emailVerified: true (better-auth answers the user as read before the change)",
+  },
+  {
+    scenario: "email OTP: check-verification-otp of a sign-in code for a new address",
+    step: "check-verification-otp",
+    path: WHOLE_STEP,
+    contract: "§10 Passwordless: a right sign-in code for an address without an account checks out, since the sign-in creates it (better-auth answers 400 USER_NOT_FOUND)",
+  },
 ];
 
 /**

@@ -9,7 +9,7 @@ import Database from "better-sqlite3";
 import { betterAuth, type BetterAuthOptions } from "better-auth";
 import { getMigrations } from "better-auth/db/migration";
 import { toNodeHandler } from "better-auth/node";
-import { admin, bearer, deviceAuthorization, jwt, twoFactor, username } from "better-auth/plugins";
+import { admin, bearer, deviceAuthorization, emailOTP, jwt, magicLink, twoFactor, username } from "better-auth/plugins";
 import { passkey } from "@better-auth/passkey";
 import { defaultRoles } from "better-auth/plugins/admin/access";
 import type { TestOidcProvider } from "../harness/oidc.ts";
@@ -79,6 +79,13 @@ export async function startBetterAuth(port: number, oidc: TestOidcProvider): Pro
       }),
       passkey({ rpID: PASSKEY_RP.id, rpName: PASSKEY_RP.name }),
       jwt(),
+      // Passwordless (docs/wire-contract.md §10): the link and the code land in the same mail list.
+      // Tokens and codes hashed at rest, as Portcullis stores them (its wire does not change with it).
+      magicLink({ sendMagicLink: async ({ email, url }) => mail(email, url), storeToken: "hashed" }),
+      emailOTP({
+        sendVerificationOTP: async ({ email, otp }) => void mails.push({ to: email.toLowerCase(), link: null, code: otp }),
+        storeOTP: "hashed",
+      }),
       // After twoFactor: after-hooks run in plugin order, and a sign-in that two-factor turns into a
       // pending one (no session, docs/wire-contract.md §3) must not send `set-auth-token` with the token of
       // the session the two-factor hook has just deleted (bearer first would).

@@ -107,7 +107,17 @@ export class Run {
    */
   async browse(step: string, actor: Actor, url: string): Promise<{ status: number; location: string | null; json: any }> {
     const target = new URL(url, this.target.origin);
-    const res = await actor.fetch(target, { headers: { accept: BROWSER_ACCEPT } });
+    return this.record(step, actor, target, await actor.fetch(target, { headers: { accept: BROWSER_ACCEPT } }));
+  }
+
+  /** The browser submitting a form (`application/x-www-form-urlencoded`, a top-level navigation), recorded like browse. */
+  async submit(step: string, actor: Actor, url: string, fields: Record<string, string>): Promise<{ status: number; location: string | null; json: any }> {
+    const target = new URL(url, this.target.origin);
+    const init = { method: "POST", body: new URLSearchParams(fields).toString(), headers: { accept: BROWSER_ACCEPT, "content-type": "application/x-www-form-urlencoded" } };
+    return this.record(step, actor, target, await actor.fetch(target, init));
+  }
+
+  private async record(step: string, actor: Actor, target: URL, res: Response): Promise<{ status: number; location: string | null; json: any }> {
     const text = await res.text();
     let json: unknown = undefined;
     try {

@@ -8,8 +8,22 @@ import { jwt } from "./scenarios/jwt.ts";
 import { mail } from "./scenarios/mail.ts";
 import { misc } from "./scenarios/misc.ts";
 import { passkey } from "./scenarios/passkey.ts";
+import { passwordless } from "./scenarios/passwordless.ts";
 import { social } from "./scenarios/social.ts";
 import { twoFactor } from "./scenarios/two-factor.ts";
 import { user } from "./scenarios/user.ts";
 
-export const scenarios: Scenario[] = [...emailPassword, ...user, ...mail, ...account, ...social, ...device, ...adminScenarios, ...twoFactor, ...passkey, ...jwt, ...misc];
+export const scenarios: Scenario[] = [
+  ...emailPassword,
+  ...user,
+  ...mail,
+  ...account,
+  ...social,
+  ...device,
+  ...adminScenarios,
+  ...twoFactor,
+  ...passkey,
+  ...jwt,
+  ...misc,
+  ...passwordless,
+];

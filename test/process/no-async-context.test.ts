@@ -161,7 +161,7 @@ describe(`no AsyncLocalStorage in the serving process (${testDialect})`, () => {
     expect(activations).toEqual([]);
   });
 
-  it("email and password, sessions, user, two-factor, mail links, device, passkey, OAuth, admin: zero activations", async () => {
+  it("email and password, sessions, user, two-factor, mail links, passwordless, device, passkey, OAuth, admin: zero activations", async () => {
     const a = await (async () => {
       let user!: Awaited<ReturnType<typeof signUp>>;
       await step("sign-up", async () => {
@@ -270,6 +270,24 @@ describe(`no AsyncLocalStorage in the serving process (${testDialect})`, () => {
       const link = linkFrom(await mailTo(b.email, "Reset your password", before), "/reset-password/");
       const resetToken = new URL(link).pathname.split("/").pop()!;
       ok(await post("/reset-password", { token: resetToken, newPassword: NEW_PASSWORD }));
+      b.token = ok(await post("/sign-in/email", { email: b.email, password: NEW_PASSWORD })).body.token;
+    });
+
+    await step("magic link (confirm page, its form post), email codes (sign-in, reset-password)", async () => {
+      let before = sink.messages.length;
+      ok(await post("/sign-in/magic-link", { email: b.email, callbackURL: "/in" }));
+      const link = linkFrom(await mailTo(b.email, "Your sign-in link", before), "/magic-link/verify");
+      const token = new URL(link).searchParams.get("token")!;
+      ok(await get(pathOf(link), { headers: { accept: "text/html" } }));
+      const form = new URLSearchParams({ token, callbackURL: "/in" }).toString();
+      ok(await call("POST", "/magic-link/verify", { raw: form, headers: { "content-type": "application/x-www-form-urlencoded" } }), 302);
+      const codeIn = (mail: ReceivedMail) => /^\s*(\d{6})\s*$/m.exec(mail.text)![1]!;
+      before = sink.messages.length;
+      ok(await post("/email-otp/send-verification-otp", { email: b.email, type: "sign-in" }));
+      ok(await post("/sign-in/email-otp", { email: b.email, otp: codeIn(await mailTo(b.email, "Your sign-in code", before)) }));
+      before = sink.messages.length;
+      ok(await post("/forget-password/email-otp", { email: b.email }));
+      ok(await post("/email-otp/reset-password", { email: b.email, otp: codeIn(await mailTo(b.email, "Your password reset code", before)), password: NEW_PASSWORD }));
       b.token = ok(await post("/sign-in/email", { email: b.email, password: NEW_PASSWORD })).body.token;
     });
 

@@ -9,6 +9,7 @@ export { TwoFactor, TwoFactorBackupCode, TwoFactorChallenge, type ITwoFactor, ty
 export { Passkey, type IPasskey } from "./passkey.ts";
 export { BetterAuthImport, type IBetterAuthImport } from "./better-auth-import.ts";
 export { JwksKey, type IJwksKey } from "./jwks-key.ts";
+export { EmailOtp, type IEmailOtp } from "./email-otp.ts";
 
 import { Account } from "./account.ts";
 import { AuditEvent } from "./audit-event.ts";
@@ -22,4 +23,21 @@ import { Passkey } from "./passkey.ts";
 import { BetterAuthImport } from "./better-auth-import.ts";
 import { JwksKey } from "./jwks-key.ts";
 
-export const entities = [User, Session, Account, Verification, DeviceCode, AuditEvent, RateLimit, TwoFactor, TwoFactorBackupCode, TwoFactorChallenge, Passkey, BetterAuthImport, JwksKey];
+import { EmailOtp } from "./email-otp.ts";
+
+export const entities = [
+  User,
+  Session,
+  Account,
+  Verification,
+  DeviceCode,
+  AuditEvent,
+  RateLimit,
+  TwoFactor,
+  TwoFactorBackupCode,
+  TwoFactorChallenge,
+  Passkey,
+  BetterAuthImport,
+  JwksKey,
+  EmailOtp,
+];

@@ -17,6 +17,8 @@ import { Migration20261129000000_better_auth_imports as SqliteBetterAuthImports 
 import { Migration20261129000000_better_auth_imports as PostgresBetterAuthImports } from "./postgresql/Migration20261129000000_better_auth_imports.ts";
 import { Migration20261201100000_jwks as SqliteJwks } from "./sqlite/Migration20261201100000_jwks.ts";
 import { Migration20261201100000_jwks as PostgresJwks } from "./postgresql/Migration20261201100000_jwks.ts";
+import { Migration20261203000000_email_otps as SqliteEmailOtps } from "./sqlite/Migration20261203000000_email_otps.ts";
+import { Migration20261203000000_email_otps as PostgresEmailOtps } from "./postgresql/Migration20261203000000_email_otps.ts";
 
 // Listed explicitly (no file globbing): works the same under tsx, vitest and a bundle.
 // SQLite and PostgreSQL keep separate folders because their SQL differs (STACK.md trap 4).
@@ -30,6 +32,7 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261128000000_audit_filters", class: SqliteAuditFilters },
   { name: "Migration20261129000000_better_auth_imports", class: SqliteBetterAuthImports },
   { name: "Migration20261201100000_jwks", class: SqliteJwks },
+  { name: "Migration20261203000000_email_otps", class: SqliteEmailOtps },
 ];
 export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: PostgresInitial },
@@ -41,4 +44,5 @@ export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261128000000_audit_filters", class: PostgresAuditFilters },
   { name: "Migration20261129000000_better_auth_imports", class: PostgresBetterAuthImports },
   { name: "Migration20261201100000_jwks", class: PostgresJwks },
+  { name: "Migration20261203000000_email_otps", class: PostgresEmailOtps },
 ];

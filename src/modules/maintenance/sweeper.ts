@@ -9,6 +9,7 @@ export interface SweepResult {
   rateLimits: number;
   twoFactorChallenges: number;
   auditEvents: number;
+  emailOtps: number;
 }
 
 export interface Sweeper {
@@ -54,6 +55,8 @@ const TARGETS: Target[] = [
   { name: "rateLimits", table: "rate_limits", column: "expire", cutoff: (now) => now, epochMs: true },
   // Pending two-factor sign-ins, trusted devices and mailed codes: dead once expired.
   { name: "twoFactorChallenges", table: "two_factor_challenges", column: "expires_at", cutoff: (now) => now },
+  // email-otp's codes (dead ones included: OTP_EXPIRED and TOO_MANY_ATTEMPTS are answered until they expire).
+  { name: "emailOtps", table: "email_otps", column: "expires_at", cutoff: (now) => now },
 ];
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -85,7 +88,7 @@ export function createSweeper(app: App, options: SweeperOptions = {}): Sweeper {
   async function sweep(): Promise<SweepResult> {
     const nowMs = app.clock.now().getTime();
     const startedMs = performance.now();
-    const result: SweepResult = { sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0, auditEvents: 0 };
+    const result: SweepResult = { sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0, auditEvents: 0, emailOtps: 0 };
     let pending = targets;
     while (pending.length > 0 && !stopped) {
       const next: Target[] = [];

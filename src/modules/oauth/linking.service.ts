@@ -7,7 +7,7 @@ import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
 import type { OAuthProvider, StandardUserInfo } from "../../social-providers/index.ts";
-import { bannedUser, isBanActive, issueSession, removeEverythingUserHolds, type RequestInfo, secondStep, type SecondStep, userChanged, userRow } from "../../core/index.ts";
+import { addressProven, bannedUser, isBanActive, issueSession, type RequestInfo, secondStep, type SecondStep, userChanged, userRow } from "../../core/index.ts";
 import { oauthRuntime } from "./runtime.ts";
 import { openTokens, resealKept, sealTokens, type GrantedTokens } from "./tokens.ts";
 
@@ -148,17 +148,14 @@ async function resolveSignIn(app: App, tx: EntityManager, req: RequestInfo, logi
     // Rule 2, linking safety: only an address the provider vouches for links to a local user.
     if (!proven) throw new AuthError("ACCOUNT_NOT_LINKED");
     const liftsBan = checkBan(app, existing, now);
-    const takesOver = !existing.emailVerified;
-    if (takesOver) {
-      // Pre-account-takeover defence (docs/wire-contract.md §5): whoever registered this address without
-      // proving it loses every way in, in this transaction: the unverified password, sessions,
-      // device codes, mailed links, link flows, and every linked account. No record says when an
-      // address stopped being verified, so every account of an unverified user counts as linked
-      // while it was unverified.
-      await removeEverythingUserHolds(app, tx, existing.id, { accounts: "all" });
-    }
+    // Pre-account-takeover defence (docs/wire-contract.md §5, core/holdings.ts addressProven): whoever
+    // registered this address without proving it loses every way in, in this transaction: the
+    // unverified password, sessions, device codes, mailed links, link flows, and every linked
+    // account. No record says when an address stopped being verified, so every account of an
+    // unverified user counts as linked while it was unverified.
+    const takesOver = await addressProven(app, tx, existing, "all");
     await insertAccount(app, tx, existing.id, login, now);
-    const userChanged = await updateUser(tx, existing.id, { liftsBan, verifies: takesOver }, now);
+    const userChanged = (await updateUser(tx, existing.id, { liftsBan, verifies: false }, now)) || takesOver;
     // A takeover removed the squatter's two-factor with everything else (user-access.service).
     const twoFactorEnabled = existing.twoFactorEnabled && !takesOver;
     return { userId: existing.id, ...(await startSession(app, tx, req, { id: existing.id, twoFactorEnabled })), isNewUser: false, userChanged };

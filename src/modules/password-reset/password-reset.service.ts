@@ -7,7 +7,7 @@ import { AuthError } from "../../errors.ts";
 import { actionLink } from "../../mail/links.ts";
 import type { MailRequest } from "../../mail/mailer.ts";
 import { resetPasswordEmail } from "../../mail/templates.ts";
-import { checkPasswordLength, consumeToken, findLiveToken, issueToken, mailTokenLater, parseEmail, passwordChanged, removeEverythingUserHolds, storePassword, userChanged } from "../../core/index.ts";
+import { checkPasswordLength, consumeToken, findLiveToken, issueToken, mailTokenLater, parseEmail, resetPasswordOf } from "../../core/index.ts";
 
 const PURPOSE = "password-reset";
 
@@ -67,17 +67,12 @@ export async function resetPassword(app: App, em: EntityManager, token: string, 
   checkPasswordLength(app.config, newPassword);
   if (!(await isResetTokenLive(app, em, token))) throw new AuthError("INVALID_TOKEN");
   const passwordHash = await hashPassword(newPassword);
-  const now = app.clock.now();
   await inTransaction(em, async (tx) => {
     const value = await consumeToken<ResetValue>(app, tx, PURPOSE, token);
     if (!value) throw new AuthError("INVALID_TOKEN");
     const { userId } = value;
     const user = await tx.findOne(User, { id: userId }, { disableIdentityMap: true });
     if (!user || !boundTo(value, user)) throw new AuthError("INVALID_TOKEN");
-    await storePassword(tx, userId, passwordHash, now);
-    await passwordChanged(app, tx, userId);
-    await removeEverythingUserHolds(app, tx, userId, { accounts: user.emailVerified ? "none" : "social" });
-    if (!user.emailVerified) await tx.nativeUpdate(User, { id: userId }, { emailVerified: true, updatedAt: now });
-    userChanged(app, tx, userId);
+    await resetPasswordOf(app, tx, user, passwordHash);
   });
 }

@@ -4,14 +4,18 @@ import * as challenges from "./challenges.ts";
 
 /**
  * Two-factor's step in the sign-in gate (core/sign-in-gate.ts): a user with two-factor on gets a
- * pending sign-in after a password, and after a social sign-in with `twoFactor.enforceOnSocial`
- * (better-auth asks none after OAuth), unless this browser is one of their trusted devices.
+ * pending sign-in after a password, after a magic link or a mailed sign-in code unless
+ * `twoFactor.skipForPasswordless` (a mailbox is one factor, like a password; better-auth asks
+ * none), and after a social sign-in with `twoFactor.enforceOnSocial` (better-auth asks none after
+ * OAuth), unless this browser is one of their trusted devices.
  */
 export const twoFactorStep: SignInStep = {
   family: "two-factor",
   applies(app, user, way) {
-    if (!app.config.twoFactor.enabled || !user.twoFactorEnabled) return false;
-    return way === "password" || app.config.twoFactor.enforceOnSocial;
+    const { twoFactor } = app.config;
+    if (!twoFactor.enabled || !user.twoFactorEnabled) return false;
+    if (way === "passwordless") return !twoFactor.skipForPasswordless;
+    return way === "password" || twoFactor.enforceOnSocial;
   },
   async begin(app, tx, user, { rememberMe, trustCookie }) {
     const trustToken = await challenges.rotateTrustedDevice(app, tx, user.id, trustCookie);

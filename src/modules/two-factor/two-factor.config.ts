@@ -10,6 +10,8 @@ export const twoFactorConfig = z
     otp: z.object({ enabled: z.boolean().default(true) }).strict().prefault({}),
     /** Ask OAuth sign-ins for the second factor too (better-auth does not). */
     enforceOnSocial: z.boolean().default(false),
+    /** Ask no second factor after a magic link or a mailed sign-in code (better-auth asks none; Portcullis does by default). */
+    skipForPasswordless: z.boolean().default(false),
   })
   .strict()
   .prefault({});

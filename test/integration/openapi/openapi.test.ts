@@ -154,6 +154,12 @@ const REFUSED: Record<string, string> = {
   "POST /passkey/verify-authentication": "CHALLENGE_NOT_FOUND",
   "POST /passkey/delete-passkey": "PASSKEY_NOT_FOUND",
   "POST /passkey/update-passkey": "PASSKEY_NOT_FOUND",
+  "GET /magic-link/verify": "INVALID_TOKEN",
+  "POST /magic-link/verify": "INVALID_TOKEN",
+  "POST /sign-in/email-otp": "INVALID_OTP",
+  "POST /email-otp/check-verification-otp": "INVALID_OTP",
+  "POST /email-otp/verify-email": "INVALID_OTP",
+  "POST /email-otp/reset-password": "INVALID_OTP",
 };
 
 /** The request the document describes for one operation, with values by field name. */

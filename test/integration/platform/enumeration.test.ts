@@ -9,8 +9,8 @@ import { startTestServer, type TestServer } from "../../harness/server.ts";
 /**
  * Enumeration: nobody learns whether an address has an account, neither from the
  * answer nor from its timing. The median latency of sign-in with an unknown email is within 10%
- * of the median for a known email with a wrong password; request-password-reset likewise; the
- * bodies are identical.
+ * of the median for a known email with a wrong password; request-password-reset, the magic link
+ * and the one-time code sends likewise; the bodies are identical.
  *
  * What is timed is the service's own time per request, from the request's arrival to the moment
  * its answer is handed to the socket (TIMED), which is what a remote client's clock measures
@@ -41,7 +41,8 @@ function serverTime(id: string) {
 }
 
 beforeAll(async () => {
-  server = await startTestServer(); // rate limits off
+  // Rate limits off. Magic links only for accounts: known and unknown addresses then differ in what happens after the answer.
+  server = await startTestServer({ magicLink: { disableSignUp: true } });
   knownEmail = sameShapeEmail(0);
   const res = await post(`${server.auth}/sign-up/email`, { name: "Known", email: knownEmail, password: PASSWORD });
   expect(res.status, res.text).toBe(200);
@@ -206,4 +207,24 @@ describe(`enumeration by timing and by answer (${testDialect})`, () => {
     );
     expect(Math.abs(verdict.unknown - verdict.known), JSON.stringify(verdict)).toBeLessThanOrEqual(0.1 * verdict.known);
   }, 120_000);
+
+  // Only accounts get a link (magicLink.disableSignUp) or a reset code: the lookup, the token and SMTP run after the answer.
+  for (const [path, body, answer] of [
+    ["/sign-in/magic-link", {}, { status: true }],
+    ["/email-otp/send-verification-otp", { type: "forget-password" }, { success: true }],
+  ] as const) {
+    it(`${path}: unknown vs known email: same answer, medians within 10%`, async () => {
+      const verdict = await compare(
+        100,
+        (kind, i) => timedPost(path, { email: kind === "known" ? knownEmail : sameShapeEmail(200_000 + i), ...body }),
+        (known, unknown) => {
+          expect(known.status).toBe(200);
+          expect(unknown.status).toBe(200);
+          expect(unknown.text).toBe(known.text);
+          expect(JSON.parse(known.text)).toEqual(answer);
+        },
+      );
+      expect(Math.abs(verdict.unknown - verdict.known), JSON.stringify(verdict)).toBeLessThanOrEqual(0.1 * verdict.known);
+    }, 120_000);
+  }
 });
