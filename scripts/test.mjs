@@ -9,7 +9,9 @@ const extra = process.argv.slice(2);
 
 function vitest(env, label) {
   console.log(`\n=== ${label} ===`);
+  const started = Date.now();
   const r = spawnSync("npx", ["vitest", "run", ...extra], { stdio: "inherit", env: { ...process.env, ...env } });
+  console.log(`=== ${label}: ${((Date.now() - started) / 60_000).toFixed(1)} min ===`);
   return r.status ?? 1;
 }
 

@@ -15,6 +15,7 @@ import type { MailSendInput } from "../../../src/mail/types.ts";
 import { Actor } from "../../compat/actor.ts";
 import { get, post } from "../../harness/http.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
+import { startTimedServer } from "../../harness/timed-server.ts";
 import { BETTER_AUTH_SECRET, buildBetterAuthSource, pgAnswers, type BetterAuthSource } from "../../harness/import-helpers.ts";
 
 const OUR_SECRET = "portcullis-secret-portcullis-secret-0123";
@@ -105,26 +106,33 @@ describe.each([
   });
 
   it.runIf(run)("a failed sign-in takes as long for an imported scrypt account as for an argon2id one or an unknown address", async () => {
-    const attempt = async (email: string) => {
-      const started = performance.now();
-      const res = await post(`${server.auth}/sign-in/email`, { email, password: "wrong-password-123" }, { headers: { origin: server.url } });
-      expect(res.status).toBe(401);
-      return performance.now() - started;
-    };
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    const kinds = { scrypt: source.alice.email, argon2id: source.bob.email, unknown: "nobody-here@example.com" } as const;
-    const times: Record<keyof typeof kinds, number[]> = { scrypt: [], argon2id: [], unknown: [] };
-    let spread = Infinity;
-    // Rounds in a shuffled order until the medians agree within 30% (a busy machine needs a few).
-    for (let round = 0; round < 30 && spread > 0.3; round++) {
-      for (const kind of (Object.keys(kinds) as (keyof typeof kinds)[]).sort(() => Math.random() - 0.5)) times[kind].push(await attempt(kinds[kind]));
-      if (round < 5) continue;
-      const medians = Object.values(times).map(median);
-      spread = (Math.max(...medians) - Math.min(...medians)) / Math.max(...medians);
+    // The service's own time per answer (test/harness/timed-server.ts): robust on a loaded machine.
+    const timed = await startTimedServer(server.portcullis.handler);
+    const path = `${server.portcullis.app.config.basePath}/sign-in/email`;
+    try {
+      const attempt = async (email: string) => {
+        const res = await timed.post(path, { email, password: "wrong-password-123" }, { origin: server.url });
+        expect(res.status, res.text).toBe(401);
+        return res.ms;
+      };
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      const kinds = { scrypt: source.alice.email, argon2id: source.bob.email, unknown: "nobody-here@example.com" } as const;
+      const times: Record<keyof typeof kinds, number[]> = { scrypt: [], argon2id: [], unknown: [] };
+      for (const email of Object.values(kinds)) await attempt(email); // warm-up: the dummy hash, prepared statements
+      let spread = Infinity;
+      // Rounds in a shuffled order until the medians agree within 30% (a busy machine needs a few).
+      for (let round = 0; round < 40 && spread > 0.3; round++) {
+        for (const kind of (Object.keys(kinds) as (keyof typeof kinds)[]).sort(() => Math.random() - 0.5)) times[kind].push(await attempt(kinds[kind]));
+        if (round < 5) continue;
+        const medians = Object.values(times).map(median);
+        spread = (Math.max(...medians) - Math.min(...medians)) / Math.max(...medians);
+      }
+      expect(spread, JSON.stringify(Object.fromEntries(Object.entries(times).map(([k, v]) => [k, Math.round(median(v))])))).toBeLessThanOrEqual(0.3);
+      expect(await passwordOf(server.portcullis.app.orm, source.alice.id)).toMatch(/^[0-9a-f]{32}:/); // still not upgraded
+    } finally {
+      await timed.close();
     }
-    expect(spread, JSON.stringify(Object.fromEntries(Object.entries(times).map(([k, v]) => [k, Math.round(median(v))])))).toBeLessThanOrEqual(0.3);
-    expect(await passwordOf(server.portcullis.app.orm, source.alice.id)).toMatch(/^[0-9a-f]{32}:/); // still not upgraded
-  });
+  }, 120_000);
 
   it.runIf(run)("keeps the username plugin's columns: sign-in by username, displayUsername as typed", async () => {
     const alice = new Actor(server.url, "alice");

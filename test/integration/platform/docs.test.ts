@@ -69,7 +69,20 @@ describe("docs", () => {
     const readme = readFileSync(join(root, "README.md"), "utf8");
     const block = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
     const commands = block.split("\n").filter(Boolean).map((l) => l.replace(/\s+#.*$/, "").trim());
-    expect(commands).toEqual(["npm install && npm start", "npm test"]);
+    expect(commands).toEqual(["npm install && npm start", "npm run test:quick", "npm test"]);
     expect(readme).toContain("docs/getting-started.md");
+  });
+
+  it("README says how long the tests take, offers the quick run, and that the browser tests need Chromium", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Running the tests"));
+    expect(section).toMatch(/`npm run test:quick`[^\n]*\d+(–\d+)? min/);
+    expect(section).toMatch(/`npm test`[^\n]*\d+(–\d+)? min/);
+    expect(section).toMatch(/Chromium at `\/usr\/bin\/chromium`/);
+    // The quick run: SQLite only, no browser, no child processes (a first run on a fresh clone).
+    const scripts = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts as Record<string, string>;
+    expect(scripts["test:quick"]).toMatch(/PORTCULLIS_TEST_DB=sqlite/);
+    expect(scripts["test:quick"]).toMatch(/--project integration/);
+    expect(scripts["test:quick"]).toMatch(/--exclude 'test\/browser\/\*\*'/);
   });
 });
