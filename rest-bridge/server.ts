@@ -16,6 +16,7 @@ import { serveGetSession } from "./get-session.ts";
 import { failureToErrorPage, prefersHtml, sendHtml, sendPage } from "./html.ts";
 import { createConsoleHandler } from "./console.ts";
 import { createOpenApiPages } from "./openapi.ts";
+import { sanitisedPath } from "./log-path.ts";
 import { normalisePath } from "./paths.ts";
 import { createRouteMatcher, loginProcedures, restPathByProcedure, routes, type RouteMatch } from "./routes.ts";
 import { answerClientError } from "./client-errors.ts";
@@ -171,7 +172,9 @@ export function createRequestHandler(app: App) {
     if (!app.logger.isLevelEnabled("info")) return;
     // A client that left gets nginx's 499 "client closed request": its own doing, never a 5xx of ours.
     const status = aborted ? 499 : res.statusCode;
-    app.logger.info({ requestId, method: req.method, route: label, status, durationMs: Math.round(performance.now() - started), ...(aborted ? { aborted } : {}) }, "request");
+    // An unmatched path is logged, sanitised (log-path.ts): what probes and broken links ask for.
+    const path = label === "unmatched" ? { path: sanitisedPath(req.url) } : {};
+    app.logger.info({ requestId, method: req.method, route: label, ...path, status, durationMs: Math.round(performance.now() - started), ...(aborted ? { aborted } : {}) }, "request");
   }
 
   /** The get-session fast path's end: counted (when metrics are on) and logged. */
@@ -230,6 +233,9 @@ export function createRequestHandler(app: App) {
       if (path === TRPC_PATH || path.startsWith(`${TRPC_PATH}/`)) {
         label = "trpc";
         await trpc(app, req, res, path.slice(TRPC_PATH.length + 1), call);
+      } else if (path === "/favicon.ico") {
+        label = "favicon"; // browsers ask on every page of ours: an empty answer, not a logged 404
+        res.writeHead(204, { "cache-control": "public, max-age=86400" }).end();
       } else if (path === devicePage && req.method === "GET") {
         label = "device-page"; // RFC 8628 §3.3 verification URI, outside the base path
         sendDevicePage(app, res);

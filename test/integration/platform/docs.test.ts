@@ -3,6 +3,7 @@
  * every config key is described, and every link in README.md and docs/ resolves inside the
  * repository (nothing points outside it).
  */
+import { DEFAULT_RATE_LIMIT_RULES } from "../../../src/rate-limit/rate-limit.config.ts";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -84,5 +85,16 @@ describe("docs", () => {
     expect(scripts["test:quick"]).toMatch(/PORTCULLIS_TEST_DB=sqlite/);
     expect(scripts["test:quick"]).toMatch(/--project integration/);
     expect(scripts["test:quick"]).toMatch(/--exclude 'test\/browser\/\*\*'/);
+  });
+
+  it("getting-started states the sign-up limit the service applies; http-api.md says the session cookie holds the bare token", () => {
+    const started = readFileSync(join(root, "docs/getting-started.md"), "utf8");
+    const stated = /(\d+) requests\s+per (\d+)-second window per client IP address/.exec(started);
+    expect(stated, "getting-started.md states the sign-up limit").not.toBeNull();
+    expect({ max: Number(stated![1]), window: Number(stated![2]) }).toEqual(DEFAULT_RATE_LIMIT_RULES["/sign-up/*"]);
+    const api = readFileSync(join(root, "docs/http-api.md"), "utf8");
+    const cookie = /session cookie `<cookiePrefix>\.session_token`[\s\S]*?\)/.exec(api)?.[0] ?? "";
+    expect(cookie).toContain("bare session token");
+    expect(api).not.toMatch(/signed session cookie|session cookie[^.]*\bsigned\b(?! in)/i);
   });
 });

@@ -150,6 +150,33 @@ describe(`logs (${testDialect})`, () => {
     expect(new Set(reqLines.map((l) => l.requestId)).size).toBe(reqLines.length);
   });
 
+  it("a 404's line carries the path, sanitised: no query, token-shaped segments as :token; /favicon.ico answers 204 unlogged as a 404", async () => {
+    const token = "aB3dE5gH7jK9mN1pQ3sT5vX7";
+    const res = await get(`${server.url}/some/where/${token}/reset-password-done/x?token=${token}&code=123456`);
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: "NOT_FOUND" });
+    const line = log.lines().find((l) => l.msg === "request" && l.requestId === res.headers.get("x-request-id"));
+    // 20+ characters mixing letters and digits are a token; a long word without digits, or a short id, stays
+    expect(line).toMatchObject({ route: "unmatched", status: 404, path: "/some/where/:token/reset-password-done/x" });
+    const short = await get(`${server.auth}/no-such-route/abc123/${"b1".repeat(10)}?x=1`);
+    expect(short.status).toBe(404);
+    const shortLine = log.lines().find((l) => l.msg === "request" && l.requestId === short.headers.get("x-request-id"));
+    expect(shortLine?.path).toBe("/api/auth/no-such-route/abc123/:token");
+    expect(log.text.includes(token)).toBe(false);
+    expect(log.text.includes("123456")).toBe(false);
+    // matched routes log their pattern only, never a path
+    const ok = await get(`${server.auth}/ok`);
+    const okLine = log.lines().find((l) => l.msg === "request" && l.requestId === ok.headers.get("x-request-id"));
+    expect(okLine).toMatchObject({ route: "/ok" });
+    expect(okLine).not.toHaveProperty("path");
+
+    const icon = await get(`${server.url}/favicon.ico`);
+    expect(icon.status).toBe(204);
+    expect(icon.text).toBe("");
+    const iconLine = log.lines().find((l) => l.msg === "request" && l.requestId === icon.headers.get("x-request-id"));
+    expect(iconLine).toMatchObject({ route: "favicon", status: 204 });
+  });
+
   it("a 5xx answer carries the request id that tags its error log line (with the cause, without the password)", async () => {
     const email = uniqueEmail("log-5xx");
     const password = "fifth-Secret-pw-4715";
