@@ -27,6 +27,8 @@ export interface Route {
   login?: boolean;
   /** The procedure answers a string written as text/html with a script-free CSP (html.ts). */
   html?: boolean;
+  /** A paged procedure (`{ events, nextCursor }`) whose pages stream as NDJSON, page after page (ndjson.ts). */
+  ndjson?: boolean;
   /** A browser navigation (Accept prefers text/html) gets its failure as a 302 to `/error?error=CODE`, not JSON (docs/wire-contract.md §9). */
   errorPage?: boolean;
 }
@@ -74,6 +76,7 @@ export const routes: readonly Route[] = [
   { method: "POST", path: "/admin/revoke-user-sessions", procedure: "admin.revokeUserSessions", input: "body" },
   { method: "POST", path: "/admin/has-permission", procedure: "admin.hasPermission", input: "body" },
   { method: "GET", path: "/admin/list-audit-events", procedure: "admin.listAuditEvents", input: "query" },
+  { method: "GET", path: "/admin/export-audit-events", procedure: "admin.exportAuditEvents", input: "query", ndjson: true },
   { method: "POST", path: "/sign-in/social", procedure: "signIn.social", input: "body", login: true },
   { method: "GET", path: "/callback/:provider", procedure: "callback", input: "query", errorPage: true },
   { method: "POST", path: "/callback/:provider", procedure: "callbackPost", input: "body+query", form: true, errorPage: true },

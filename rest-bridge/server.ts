@@ -17,6 +17,7 @@ import { failureToErrorPage, prefersHtml, sendHtml, sendPage } from "./html.ts";
 import { createConsoleHandler } from "./console.ts";
 import { createOpenApiPages } from "./openapi.ts";
 import { sanitisedPath } from "./log-path.ts";
+import { streamNdjson, type StreamPage } from "./ndjson.ts";
 import { normalisePath } from "./paths.ts";
 import { createRouteMatcher, loginProcedures, restPathByProcedure, routes, type RouteMatch } from "./routes.ts";
 import { answerClientError } from "./client-errors.ts";
@@ -84,6 +85,7 @@ async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: 
     return sendPage(res, ctx.effects.page, headers);
   }
   if (route.html) return sendHtml(res, String(output), headers);
+  if (route.ndjson) return streamNdjson(res, headers, output as StreamPage, (cursor) => procedureAt(createCaller(ctx), route.procedure)({ ...(input as object), cursor }) as Promise<StreamPage>);
   sendJson(res, 200, output ?? null, headers);
 }
 

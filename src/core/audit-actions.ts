@@ -21,6 +21,9 @@ export const AUDIT_ACTIONS = [
   "magic-link-sign-in",
   "email-otp-sign-in",
   "email-otp-reset-password",
+  // Every way in (core/sign-in-audit.ts): a session issued, or a refusal with its reason.
+  "sign-in",
+  "sign-in-failed",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

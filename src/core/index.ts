@@ -16,7 +16,7 @@ export { checkPasswordLength, isValidUsername, normalizeEmail, parseEmail, parse
 export { CREDENTIAL_PROVIDER, credentialAccount, storePassword } from "./credential.ts";
 
 // Sessions: issue, resolve, end (every cache eviction is in there), the one view, the cookie
-export { bannedUser, isBanActive, issueSession, newSession, resolveSession, type IssuedSession, type IssueOptions, type NewSession, type RequestInfo, type ResolvedSession } from "./session/sessions.ts";
+export { bannedUser, isBanActive, issueSession, newSession, resolveSession, type IssuedSession, type IssueOptions, type NewSession, type RequestInfo, type ResolvedSession, type SignInAttempt } from "./session/sessions.ts";
 export {
   endImpersonationsBy, endSession, endSessionByTokenHash, endSessionsOf, listActiveSessions, revokeAllSessions, revokeOwnSession, userChanged,
 } from "./session/revoke.ts";
@@ -48,6 +48,7 @@ export type EmailProof = EmailProofOf<App>;
 // Ways in: the sign-in gate, step-up, the rule of lasting access
 export { assertLastingAccess, lastingAccessRefusal } from "./access.ts";
 export { hasSecondStep, secondStep, type SignedIn } from "./sign-in-gate.ts";
+export { recordSignIn, type SignInMethod, type SignInOutcome } from "./sign-in-audit.ts";
 export { signInByAddress, type AddressSignIn, type AddressSignInOptions, type ProvenAddress } from "./address-sign-in.ts";
 export { isFresh, verifyCurrentPassword, type StepUp, type StepUpCaller, type WithoutPassword } from "./step-up.ts";
 

@@ -39,6 +39,8 @@ export interface OperationDoc<Output extends z.ZodType = z.ZodType> {
   oauthErrors?: Readonly<Partial<Record<ErrorCode, string>>>;
   /** `always`: REST answers 302 (`output` is what tRPC callers read); `with-callback`: 302 when a callbackURL is given. */
   redirect?: "always" | "with-callback";
+  /** A route streamed as NDJSON (rest-bridge/routes.ts `ndjson`): the schema of one line; `output` is a tRPC page. */
+  ndjsonItem?: z.ZodType;
   /** The module family's config switch (`twoFactor.enabled`, `passkey.enabled`): off, every route answers 404 NOT_FOUND. */
   switchable?: boolean;
   /** What the zod input cannot say in JSON Schema (a refinement needing one of two fields, a z.custom map): edits the input schema. */

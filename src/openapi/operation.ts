@@ -65,7 +65,11 @@ export function operation({ route, procedure, doc, tag, operationId, writer, con
 
   const responses: Record<string, JsonSchema> = {};
   if (doc.redirect !== "always") {
-    const content = route.html ? { "text/html": { schema: { type: "string" } } } : { "application/json": { schema: writer.output(doc.output) } };
+    const content = route.html
+      ? { "text/html": { schema: { type: "string" } } }
+      : route.ndjson && doc.ndjsonItem
+        ? { "application/x-ndjson": { schema: writer.output(doc.ndjsonItem) } } // each line one item (rest-bridge/ndjson.ts)
+        : { "application/json": { schema: writer.output(doc.output) } };
     responses["200"] = { description: "OK", content };
   }
   if (doc.redirect || route.errorPage) {

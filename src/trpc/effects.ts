@@ -10,10 +10,16 @@ import type { Context } from "./context.ts";
  */
 
 /** A freshly issued session: its cookie and `set-auth-token`. */
-export function handOverSession(ctx: Context, signedIn: { token: string | null; cookieMaxAgeSec: number | null }): void {
+export function handOverSession(
+  ctx: Context,
+  signedIn: { token: string | null; cookieMaxAgeSec: number | null; userId?: string; user?: { id: string }; session?: { userId: string } | null },
+): void {
   if (!signedIn.token) return;
   ctx.effects.sessionCookie = { token: signedIn.token, maxAgeSec: signedIn.cookieMaxAgeSec };
   ctx.effects.authToken = signedIn.token;
+  // A sign-in call's audit record names the session's user (trpc/sign-in-audit.ts).
+  const attempt = ctx.req.signInAttempt;
+  if (attempt) attempt.userId = signedIn.userId ?? signedIn.user?.id ?? signedIn.session?.userId ?? attempt.userId;
 }
 
 /** The request carried this session's own cookie (alone, or beside a Bearer of the same session). */

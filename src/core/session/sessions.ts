@@ -10,6 +10,13 @@ import type { SessionEntry } from "./cache.ts";
 export interface RequestInfo {
   ip: string | null;
   userAgent: string | null;
+  /** Set on a sign-in call (core/sign-in-audit.ts): the way in names the user it tried, when it knows one. */
+  signInAttempt?: SignInAttempt;
+}
+
+/** What a sign-in's audit record learns on the way: the user tried (known once the identifier matched one). */
+export interface SignInAttempt {
+  userId: string | null;
 }
 
 export interface IssuedSession {

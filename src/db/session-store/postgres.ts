@@ -77,6 +77,14 @@ export function createPostgresSessionStore(url: string, logger?: Logger): Sessio
         values: [row.id, row.identifier, row.purpose, row.value, row.expiresAt, row.createdAt],
       });
     },
+    async insertAudit(row) {
+      await pool.query({
+        name: "portcullis_audit",
+        text: `INSERT INTO audit_events (id, actor_id, impersonator_id, action, target_type, target_id, ip, user_agent, metadata, created_at)
+          VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, $8, $9)`,
+        values: [row.id, row.actorId, row.action, row.targetType, row.targetId, row.ip, row.userAgent, row.metadata, row.createdAt],
+      });
+    },
     async close() {
       await pool.end();
     },

@@ -14,12 +14,16 @@ const SIGN_UP_ACCOUNT = `INSERT INTO accounts (id, user_id, provider_id, account
 const SIGN_UP_SESSION = `INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`;
 
+const AUDIT_INSERT = `INSERT INTO audit_events (id, actor_id, impersonator_id, action, target_type, target_id, ip, user_agent, metadata, created_at)
+  VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)`;
+
 interface WriterStatements {
   insert: Database.Statement;
   userExists: Database.Statement;
   extend: Database.Statement;
   signUp: (rows: SignUpRows) => void;
   verification: Database.Statement;
+  audit: Database.Statement;
   /** Runs `write` with synchronous = NORMAL, then FULL again (see relaxed()). */
   relaxed: <T>(write: () => T) => T;
 }
@@ -94,6 +98,7 @@ function statementsFor(connection: Database.Database): WriterStatements {
       extend: connection.prepare("UPDATE sessions SET expires_at = ?, updated_at = ? WHERE id = ?"),
       signUp: signUpTransaction(connection),
       verification: connection.prepare("INSERT INTO verifications (id, identifier, purpose, value, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
+      audit: connection.prepare(AUDIT_INSERT),
       relaxed: relaxedWrites(connection),
     };
     writerStatements.set(connection, statements);
@@ -166,6 +171,11 @@ export function createSqliteSessionStore(file: string): SessionStore {
     insertVerification(row, orm) {
       return withWriter(orm, ({ verification, relaxed }) => {
         relaxed(() => verification.run(row.id, row.identifier, row.purpose, row.value, row.expiresAt.getTime(), row.createdAt.getTime()));
+      });
+    },
+    insertAudit(row, orm) {
+      return withWriter(orm, ({ audit, relaxed }) => {
+        relaxed(() => audit.run(row.id, row.actorId, row.action, row.targetType, row.targetId, row.ip, row.userAgent, row.metadata, row.createdAt.getTime()));
       });
     },
     async close() {

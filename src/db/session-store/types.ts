@@ -71,6 +71,19 @@ export interface VerificationRow {
   createdAt: Date;
 }
 
+/** An audit record (core/audit.ts's columns) written outside any transaction: a sign-in's outcome (core/sign-in-audit.ts). */
+export interface AuditRow {
+  id: string;
+  actorId: string | null;
+  action: string;
+  targetType: string;
+  targetId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  metadata: string | null;
+  createdAt: Date;
+}
+
 /** What password sign-in's insert did: wrote the session, or found the user banned at that moment, or gone. */
 export type SignInInsert = "inserted" | "banned" | "gone";
 
@@ -110,6 +123,12 @@ export interface SessionStore {
    * a known address, and only then, told it apart from an unknown one.
    */
   insertVerification(row: VerificationRow, orm: MikroORM): Promise<void>;
+  /**
+   * A sign-in's audit record, one prepared insert (a password sign-in's outcome is on the hot
+   * path: the ORM's query building and, on SQLite, a FULL fsync would cost more than the rest).
+   * Commits like a session (SQLite synchronous = NORMAL): a power cut may lose the last records.
+   */
+  insertAudit(row: AuditRow, orm: MikroORM): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -14,6 +14,20 @@ function permissionMaps(schema: JsonSchema) {
 }
 
 /** OpenAPI docs of admin.router.ts (src/openapi/doc.ts): better-auth's admin plugin shapes (docs/wire-contract.md §6). */
+/** One audit record, as list-audit-events and the export answer it. */
+const auditEvent = z.object({
+    id: z.string(),
+    actorId: z.string().nullable(),
+    impersonatorId: z.string().nullable(),
+    action: z.string(),
+    targetType: z.string(),
+    targetId: z.string().nullable(),
+    ip: z.string().nullable(),
+    userAgent: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()).nullable(),
+    createdAt: z.iso.datetime({ offset: true }),
+  });
+
 export const adminDoc = moduleDoc({
   tag: "Admin",
   description: "Users, roles, bans, impersonation and sessions, for roles that hold the permissions. Every action is audited.",
@@ -130,24 +144,23 @@ export const adminDoc = moduleDoc({
       summary: "The audit log, newest first",
       access: "session",
       output: z.object({
-        events: z.array(
-          z.object({
-            id: z.string(),
-            actorId: z.string().nullable(),
-            impersonatorId: z.string().nullable(),
-            action: z.string(),
-            targetType: z.string(),
-            targetId: z.string().nullable(),
-            ip: z.string().nullable(),
-            userAgent: z.string().nullable(),
-            metadata: z.record(z.string(), z.unknown()).nullable(),
-            createdAt: z.iso.datetime({ offset: true }),
-          }),
-        ),
+        events: z.array(auditEvent),
         total: z.number(),
         limit: z.number(),
         offset: z.number(),
       }),
+      permissions: ["YOU_ARE_NOT_ALLOWED_TO_LIST_AUDIT_EVENTS"],
+    },
+    "admin.exportAuditEvents": {
+      summary: "Export the audit log: NDJSON, oldest first, from a cursor",
+      description:
+        "REST streams every matching event after `cursor` as `application/x-ndjson`, one event per line (the shape below, " +
+        "`events[]`), page after page until none is left; resume from the last line's `id` as `cursor`. Filters as " +
+        "list-audit-events, plus `since` (inclusive) and `until` (exclusive) ISO dates. tRPC callers read one page of " +
+        "`limit` (default and at most 1000) with `nextCursor` (null: nothing more yet). docs/operations.md \"Audit\".",
+      access: "session",
+      output: z.object({ events: z.array(auditEvent), nextCursor: z.string().nullable() }),
+      ndjsonItem: auditEvent,
       permissions: ["YOU_ARE_NOT_ALLOWED_TO_LIST_AUDIT_EVENTS"],
     },
   },

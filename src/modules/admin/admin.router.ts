@@ -3,7 +3,7 @@ import { authedProcedure, router, withPermission } from "../../trpc/init.ts";
 import { handOverSession } from "../../trpc/effects.ts";
 import { type Action, actorOf, assertPermission, getUser, hasPermission, publicSession, publicUser, type ResolvedSession, type Resource, sessionCookieMaxAgeSec, userRow } from "../../core/index.ts";
 import * as schema from "./admin.schema.ts";
-import { listAuditEvents } from "./audit-events.service.ts";
+import { exportAuditEvents, listAuditEvents } from "./audit-events.service.ts";
 import * as bans from "./bans.service.ts";
 import * as impersonation from "./impersonation.service.ts";
 import { listUsers } from "./list-users.service.ts";
@@ -148,6 +148,11 @@ export const adminRouter = router({
       const { limit, offset, ...filter } = input;
       return listAuditEvents(ctx.em, { limit: limit ?? schema.LIMIT_DEFAULT, offset: offset ?? 0 }, filter);
     }),
+
+  // A page of the export; GET /admin/export-audit-events streams every page as NDJSON (rest-bridge/ndjson.ts).
+  exportAuditEvents: withPermission("audit", ["list"])
+    .input(schema.exportAuditEventsInput)
+    .query(({ ctx, input }) => exportAuditEvents(ctx.em, { ...input, limit: input.limit ?? schema.LIMIT_MAX })),
 
   // The admin console's user page (tRPC only: better-auth's admin plugin has no such routes).
   listUserAccounts: withPermission("user", ["get"])

@@ -170,3 +170,19 @@ export const listAuditEventsInput = z
   .default({});
 
 export type AuditQuery = z.output<typeof listAuditEventsInput>;
+
+/** The audit export's filters, time range and cursor (the id of the last event already received). */
+export const exportAuditEventsInput = z
+  .object({
+    action: z.string().min(1).max(64).optional(),
+    actorId: z.string().min(1).max(64).optional(),
+    targetId: z.string().min(1).max(64).optional(),
+    userId: z.string().min(1).max(64).optional(),
+    since: z.iso.datetime({ offset: true }).optional(),
+    until: z.iso.datetime({ offset: true }).optional(),
+    cursor: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "must be an event id").optional(),
+    limit: integer(1, LIMIT_MAX).optional(),
+  })
+  .default({});
+
+export type AuditExportQuery = z.output<typeof exportAuditEventsInput>;

@@ -58,3 +58,28 @@ export async function listAuditEvents(em: EntityManager, page: { limit: number; 
   ]);
   return { events: events.map(publicAuditEvent), total, limit: page.limit, offset: page.offset };
 }
+
+export interface AuditExportQuery extends AuditFilter {
+  since?: string | undefined;
+  until?: string | undefined;
+  cursor?: string | undefined;
+  limit: number;
+}
+
+/**
+ * The audit export (GET /admin/export-audit-events, docs/operations.md "Audit"): oldest first by
+ * id (UUIDv7: time-ordered), after `cursor`, within [`since`, `until`). A page of `limit` events
+ * and the cursor of the next page (null: nothing more yet; a shipper resumes from its last id).
+ */
+export async function exportAuditEvents(em: EntityManager, query: AuditExportQuery) {
+  const { since, until, cursor, limit, ...filter } = query;
+  const where = auditWhere(filter) as (FilterQuery<IAuditEvent> & Record<string, unknown>) | null;
+  if (!where) return { events: [], nextCursor: null };
+  if (cursor !== undefined) where.id = { $gt: cursor.toLowerCase() };
+  if (since !== undefined || until !== undefined) {
+    where.createdAt = { ...(since !== undefined ? { $gte: new Date(since) } : {}), ...(until !== undefined ? { $lt: new Date(until) } : {}) };
+  }
+  const rows = await em.find(AuditEvent, where, { orderBy: { id: "asc" }, limit: limit + 1 });
+  const page = rows.slice(0, limit);
+  return { events: page.map(publicAuditEvent), nextCursor: rows.length > limit ? page.at(-1)!.id : null };
+}

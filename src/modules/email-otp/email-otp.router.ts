@@ -4,6 +4,7 @@ import { moduleProcedures, router } from "../../trpc/init.ts";
 import { handOverSecondStep, TRUST_COOKIE } from "../../trpc/second-step.ts";
 import * as schema from "./email-otp.schema.ts";
 import * as service from "./email-otp.service.ts";
+import { signInAudit } from "../../trpc/sign-in-audit.ts";
 
 /** better-auth's email-otp plugin endpoints (rest-bridge/routes.ts, `// email-otp`); 404 when `emailOTP.enabled` is false. */
 const procedures = moduleProcedures("emailOTP", (config) => config.emailOTP.enabled);
@@ -47,7 +48,8 @@ export const emailOtpRouter = router({
 });
 
 /** POST /sign-in/email-otp: `{ token, user }` and the session, or better-auth's `{ twoFactorRedirect, twoFactorMethods }`. */
-export const signInEmailOtp = signIn.input(schema.signInInput).mutation(async ({ ctx, input }) => {
+/** Refusals audited here; a sign-in records `email-otp-sign-in` in its own transaction (core/address-sign-in.ts). */
+export const signInEmailOtp = signIn.input(schema.signInInput).use(signInAudit("email-otp", { successes: false })).mutation(async ({ ctx, input }) => {
   const result = await service.signInWithCode(ctx.app, ctx.em, ctx.req, input, ctx.readCookie(TRUST_COOKIE));
   handOverSecondStep(ctx, result.secondStep);
   if (result.secondStep?.kind === "pending") return { twoFactorRedirect: true as const, twoFactorMethods: result.secondStep.methods };

@@ -5,6 +5,7 @@ import { publicUser, type SignedIn } from "../../core/index.ts";
 import * as schema from "./email-password.schema.ts";
 import * as service from "./email-password.service.ts";
 import { handOverSecondStep, TRUST_COOKIE } from "../../trpc/second-step.ts";
+import { signInAudit } from "../../trpc/sign-in-audit.ts";
 
 
 export const signUpRouter = router({
@@ -33,11 +34,11 @@ function signedInBody(result: SignedIn, callbackURL: string | undefined) {
 }
 
 export const signInRouter = router({
-  email: publicProcedure.input(schema.signInEmailInput).mutation(async ({ ctx, input }) => {
+  email: publicProcedure.input(schema.signInEmailInput).use(signInAudit("email")).mutation(async ({ ctx, input }) => {
     const result = await service.signInEmail(ctx.app, () => ctx.em, ctx.req, { ...input, trustCookie: ctx.readCookie(TRUST_COOKIE) });
     return signedIn(ctx, result, input.callbackURL);
   }),
-  username: publicProcedure.input(schema.signInUsernameInput).mutation(async ({ ctx, input }) => {
+  username: publicProcedure.input(schema.signInUsernameInput).use(signInAudit("username")).mutation(async ({ ctx, input }) => {
     const result = await service.signInUsername(ctx.app, () => ctx.em, ctx.req, { ...input, trustCookie: ctx.readCookie(TRUST_COOKIE) });
     return signedIn(ctx, result, input.callbackURL);
   }),

@@ -82,6 +82,7 @@ export async function signInWithPassword(
   // Prepared lookup (src/db/session-store): the ORM's query building cost more than the rest of sign-in's main-thread work.
   const [field, value] = "email" in where ? (["email", where.email] as const) : (["username", where.username] as const);
   const credential = await app.sessions.findCredential(field, value);
+  if (credential && req.signInAttempt) req.signInAttempt.userId = credential.user.id; // the audit record's target (core/sign-in-audit.ts)
   if (!credential) {
     await verifyAgainstDummy(password);
     await equalizeFailedCheck(app, null, password);

@@ -9,12 +9,15 @@ import { handOverSecondStep, TRUST_COOKIE } from "../../trpc/second-step.ts";
 import { renderConfirmPage } from "./magic-link.page.ts";
 import * as schema from "./magic-link.schema.ts";
 import * as service from "./magic-link.service.ts";
+import { signInAudit } from "../../trpc/sign-in-audit.ts";
 
 /** better-auth's magic-link plugin endpoints (rest-bridge/routes.ts, `// magic-link`); 404 when `magicLink.enabled` is false. */
 const procedures = moduleProcedures("magicLink", (config) => config.magicLink.enabled);
 
 /** Asking for a link, or using one, is refused from an impersonation session (core/access.ts). */
 const signIn = procedures.signIn;
+/** Refusals audited here; a sign-in records `magic-link-sign-in` in its own transaction (core/address-sign-in.ts). */
+const linkAudit = signInAudit("magic-link", { successes: false });
 
 type VerifyInput = { token: string; callbackURL?: string | undefined; newUserCallbackURL?: string | undefined; errorCallbackURL?: string | undefined };
 
@@ -86,13 +89,13 @@ export const magicLinkRouter = router({
    * (Accept prefers text/html) gets the confirm page unless `magicLink.confirmPage` is false.
    * A mutation: it may use the link up, though it arrives as a GET.
    */
-  verify: signIn.input(schema.verifyInput).mutation(async ({ ctx, input }): Promise<VerifyAnswer | { confirm: true }> => {
+  verify: signIn.input(schema.verifyInput).use(linkAudit).mutation(async ({ ctx, input }): Promise<VerifyAnswer | { confirm: true }> => {
     if (ctx.app.config.magicLink.confirmPage && prefersHtml(ctx.req.accept ?? undefined)) return confirmPage(ctx, input);
     return verify(ctx, input);
   }),
 
   /** POST /magic-link/verify: the confirm page's button (a form post; JSON too). */
-  confirm: signIn.input(schema.verifyInput).mutation(({ ctx, input }) => verify(ctx, input)),
+  confirm: signIn.input(schema.verifyInput).use(linkAudit).mutation(({ ctx, input }) => verify(ctx, input)),
 });
 
 /** POST /sign-in/magic-link: `{ status: true }` for every address, before any lookup (service.requestMagicLink). */

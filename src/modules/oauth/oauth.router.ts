@@ -11,6 +11,7 @@ import * as schema from "./oauth.schema.ts";
 import * as service from "./oauth.service.ts";
 import { getProvider } from "./runtime.ts";
 import { STATE_COOKIE, STATE_COOKIE_MAX_AGE_SEC } from "./state.ts";
+import { signInAudit } from "../../trpc/sign-in-audit.ts";
 
 /**
  * `{ url, redirect }` plus `Location` (docs/wire-contract.md §5); the browser client follows it. The state
@@ -38,8 +39,11 @@ function idTokenAnswer(ctx: Context, { session, user }: Awaited<ReturnType<typeo
   return { redirect: false as const, token: session.token, user: publicUser(userRow(user)) };
 }
 
+/** An ID-token sign-in is a sign-in (audited); a redirect start is not, its callback is. */
+const idTokenAudit = signInAudit("id-token", { applies: (_ctx, input) => Boolean((input as { idToken?: unknown }).idToken) });
+
 export const oauthProcedures = {
-  signInSocial: publicProcedure.input(schema.signInSocialInput).mutation(async ({ ctx, input }) => {
+  signInSocial: publicProcedure.input(schema.signInSocialInput).use(idTokenAudit).mutation(async ({ ctx, input }) => {
     if (input.idToken) return idTokenAnswer(ctx, await signInWithIdToken(ctx.app, ctx.em, ctx.req, { provider: input.provider, idToken: input.idToken }));
     const authorization = await service.startAuthorization(ctx.app, ctx.em, input);
     return authorizationAnswer(ctx, authorization, input.disableRedirect);
@@ -61,7 +65,7 @@ export const oauthProcedures = {
    * cookie is cleared once it has served (service.settlesStateCookie), with a failure too (the
    * bridge and tRPC send a failed call's cookies).
    */
-  callback: publicProcedure.input(schema.callbackInput).mutation(async ({ ctx, input }) => {
+  callback: publicProcedure.input(schema.callbackInput).use(signInAudit("social")).mutation(async ({ ctx, input }) => {
     const stateCookie = ctx.readCookie(STATE_COOKIE);
     if (service.settlesStateCookie(ctx.app, { ...input, stateCookie })) setStateCookie(ctx, "", 0);
     let outcome: service.CallbackOutcome;
@@ -74,12 +78,14 @@ export const oauthProcedures = {
       if (err.providerError) query.provider_error = err.providerError;
       const url = callbackWith(ctx.app, err.errorCallbackURL, query);
       ctx.effects.redirect = url;
+      ctx.effects.failure = err.error.authCode; // the metrics' and the audit's outcome
       return { redirect: true as const, url };
     }
     if (outcome.kind === "signed-in") {
       handOverSecondStep(ctx, outcome.session.secondStep);
       const { token, cookieMaxAgeSec } = outcome.session;
       if (token) ctx.effects.sessionCookie = { token, maxAgeSec: cookieMaxAgeSec };
+      if (token && ctx.req.signInAttempt) ctx.req.signInAttempt.userId = outcome.session.userId;
     }
     ctx.effects.redirect = outcome.redirectTo;
     return { redirect: true as const, url: outcome.redirectTo };

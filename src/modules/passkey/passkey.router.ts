@@ -5,6 +5,7 @@ import { publicSession, publicUser } from "../../core/index.ts";
 import { CHALLENGE_COOKIE, CHALLENGE_TTL_SEC } from "./passkey.challenge.ts";
 import * as schema from "./passkey.schema.ts";
 import * as service from "./passkey.service.ts";
+import { signInAudit } from "../../trpc/sign-in-audit.ts";
 
 /** better-auth's passkey plugin endpoints (rest-bridge/routes.ts, `// passkey`); 404 when `passkey.enabled` is false. */
 const procedures = moduleProcedures("passkey", (config) => config.passkey.enabled);
@@ -47,7 +48,7 @@ export const passkeyRouter = router({
     return options;
   }),
 
-  verifyAuthentication: procedures.public.input(schema.verifyAuthenticationInput).mutation(async ({ ctx, input }) => {
+  verifyAuthentication: procedures.public.input(schema.verifyAuthenticationInput).use(signInAudit("passkey")).mutation(async ({ ctx, input }) => {
     const signedIn = await service.verifyAuthentication(ctx.app, ctx.em, requestMeta(ctx), ctx.readCookie(CHALLENGE_COOKIE), input.response);
     clearChallengeCookie(ctx);
     handOverSession(ctx, signedIn);

@@ -7,6 +7,7 @@ import { publicUser } from "../../core/index.ts";
 import { PENDING_COOKIE, TRUST_COOKIE, TRUST_TTL_SEC } from "../../trpc/second-step.ts";
 import * as enrollment from "./enrollment.service.ts";
 import * as verification from "./verification.service.ts";
+import { signInAudit } from "../../trpc/sign-in-audit.ts";
 
 const procedures = moduleProcedures("twoFactor", (config) => config.twoFactor.enabled);
 
@@ -34,6 +35,9 @@ function answer(ctx: Context, verified: verification.Verified) {
   return { token: verified.token, user: publicUser(verified.user) };
 }
 
+/** A code that finishes a pending sign-in is a sign-in (audited); one checked for a signed-in user is not. */
+const secondStepAudit = signInAudit("two-factor", { applies: (ctx) => ctx.sessionToken === null });
+
 export const twoFactorRouter = router({
   enable: procedures.stepUp.input(enableInput).mutation(({ ctx, input }) =>
     enrollment.enable(ctx.app, ctx.em, ctx.auth.user, ctx.stepUp, input.password, input.issuer)),
@@ -51,7 +55,7 @@ export const twoFactorRouter = router({
   generateBackupCodes: procedures.stepUp.input(passwordInput).mutation(({ ctx, input }) =>
     enrollment.generateBackupCodes(ctx.app, ctx.em, ctx.auth.user, ctx.stepUp, input.password)),
 
-  verifyTotp: procedures.public.input(codeInput).mutation(async ({ ctx, input }) => {
+  verifyTotp: procedures.public.input(codeInput).use(secondStepAudit).mutation(async ({ ctx, input }) => {
     const subject = await subjectOf(ctx, input.trustDevice);
     return answer(ctx, await verification.verifyTotp(ctx.app, ctx.em, ctx.req, subject, input.code));
   }),
@@ -61,12 +65,12 @@ export const twoFactorRouter = router({
     return { status: true as const };
   }),
 
-  verifyOtp: procedures.public.input(codeInput).mutation(async ({ ctx, input }) => {
+  verifyOtp: procedures.public.input(codeInput).use(secondStepAudit).mutation(async ({ ctx, input }) => {
     const subject = await subjectOf(ctx, input.trustDevice);
     return answer(ctx, await verification.verifyOtp(ctx.app, ctx.em, ctx.req, subject, input.code));
   }),
 
-  verifyBackupCode: procedures.public.input(backupCodeInput).mutation(async ({ ctx, input }) => {
+  verifyBackupCode: procedures.public.input(backupCodeInput).use(secondStepAudit).mutation(async ({ ctx, input }) => {
     const subject = await subjectOf(ctx, input.trustDevice);
     return answer(ctx, await verification.verifyBackupCode(ctx.app, ctx.em, ctx.req, subject, input.code));
   }),

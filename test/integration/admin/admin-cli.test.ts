@@ -74,7 +74,9 @@ describe("portcullis create-admin", () => {
     expect(list.status, list.text).toBe(200);
     expect(list.body.total).toBe(1);
     const events = await adminGet(server, "list-audit-events", {}, boss.token);
-    expect(events.body.events[0]).toMatchObject({ action: "create-admin", actorId: null, targetId: id, metadata: { promoted: false } });
+    // newest first: the admin's sign-in (core/sign-in-audit.ts), then the CLI's creation
+    expect(events.body.events.map((e: { action: string }) => e.action)).toEqual(["sign-in", "create-admin"]);
+    expect(events.body.events[1]).toMatchObject({ action: "create-admin", actorId: null, targetId: id, metadata: { promoted: false } });
     await server.close();
     running.pop();
   });
