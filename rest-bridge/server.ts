@@ -171,12 +171,12 @@ export function createRequestHandler(app: App) {
 
   /** Route pattern only: paths and queries may carry tokens. Nothing is built when the level is off. */
   function logRequest(req: IncomingMessage, res: ServerResponse, requestId: string, label: string, started: number, aborted: boolean) {
+    app.tracing?.routed(res, label);
     if (!app.logger.isLevelEnabled("info")) return;
     // A client that left gets nginx's 499 "client closed request": its own doing, never a 5xx of ours.
     const status = aborted ? 499 : res.statusCode;
     // An unmatched path is logged, sanitised (log-path.ts): what probes and broken links ask for.
-    const path = label === "unmatched" ? { path: sanitisedPath(req.url) } : {};
-    app.logger.info({ requestId, method: req.method, route: label, ...path, status, durationMs: Math.round(performance.now() - started), ...(aborted ? { aborted } : {}) }, "request");
+    app.logger.info({ requestId, method: req.method, route: label, ...(label === "unmatched" ? { path: sanitisedPath(req.url) } : {}), status, durationMs: Math.round(performance.now() - started), ...(aborted ? { aborted } : {}) }, "request");
   }
 
   /** The get-session fast path's end: counted (when metrics are on) and logged. */
@@ -268,7 +268,7 @@ export function createRequestHandler(app: App) {
     }
   }
 
-  return function handle(req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
+  const handle = function handle(req: IncomingMessage, res: ServerResponse): Promise<void> | undefined {
     // The caller's X-Request-Id when sane, else ours (request-id.ts); every answer carries it back.
     const requestId = requestIdOf(req.headers["x-request-id"]);
     // Only requests with an Origin (browsers' cross-origin ones) pay for CORS; a preflight ends here.
@@ -280,6 +280,7 @@ export function createRequestHandler(app: App) {
     if (req.url === getSessionTarget && req.method === "GET") return getSession(req, res, requestId);
     return general(req, res, requestId);
   };
+  return app.tracing ? app.tracing.wrapHandler(handle) : handle; // src/tracing: off, nothing wraps
 }
 
 /** The service's server; given one already listening (the CLI's start-up stand-in), it answers there instead. */

@@ -10,6 +10,7 @@ import type { RateLimiter } from "./rate-limit/rate-limit.ts";
 import type { AddressLimiter } from "./rate-limit/address-limit.ts";
 import type { StepUpLimiter } from "./rate-limit/step-up-limit.ts";
 import type { Metrics } from "./metrics/counters.ts";
+import type { Tracing } from "./tracing/index.ts";
 import type { Registry } from "./core/registry.ts";
 import type { Dialect } from "./db/target.ts";
 
@@ -44,4 +45,6 @@ export interface App {
   origin: string;
   /** Plain counters behind GET /metrics; undefined unless `metrics.enabled` (src/metrics). */
   metrics?: Metrics;
+  /** OpenTelemetry spans; undefined unless tracing is on (src/tracing). */
+  tracing?: Tracing;
 }

@@ -21,6 +21,7 @@ import { createAddressLimiter } from "./rate-limit/address-limit.ts";
 import { createStepUpLimiter } from "./rate-limit/step-up-limit.ts";
 import { createSweeper, type Sweeper } from "./modules/maintenance/index.ts";
 import { Metrics } from "./metrics/counters.ts";
+import { startTracing, type TracingOptions } from "./tracing/index.ts";
 import { scrapeOf, startMetricsListener, type MetricsListener } from "./metrics/http.ts";
 import { countingMailer } from "./metrics/mailer.ts";
 import { appRouter, type AppRouter } from "./trpc/app-router.ts";
@@ -81,6 +82,8 @@ export interface CreateOptions {
    */
   clusterWorker?: boolean;
   logger?: Logger;
+  /** Tracing with this exporter (an `@opentelemetry/sdk-trace-base` SpanExporter), whatever OTEL_TRACES_EXPORTER says (docs/operations.md "Tracing"). */
+  tracing?: TracingOptions;
 }
 
 export interface Portcullis {
@@ -126,13 +129,17 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
       : clustered
         ? clusterChannel(sessionCache)
         : noChannel;
+  // Tracing (src/tracing): off unless OTEL_TRACES_EXPORTER or options.tracing; on, the session store's calls are spans too.
+  const untraced = await createSessionStore(target, logger);
+  const traced = await startTracing({ orm, sessions: untraced, dialect: target.dialect, logger }, options.tracing);
+  const sessions = traced?.sessions ?? untraced;
   const app: App = {
     config,
     registry: buildRegistry(FAMILIES),
     ...keys,
     orm,
     dialect: target.dialect,
-    sessions: await createSessionStore(target, logger),
+    sessions,
     sessionCache,
     invalidation,
     rateLimiter: createRateLimiter(config.rateLimit, { target, logger, clustered }),
@@ -144,6 +151,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     cookieName: `${origin.startsWith("https:") ? "__Secure-" : ""}${config.cookiePrefix}.session_token`,
     origin,
     ...(metrics ? { metrics } : {}),
+    ...(traced ? { tracing: traced.tracing } : {}),
   };
   // Imported better-auth hashes present? Then failed sign-ins are timed alike (legacy-hashes.ts).
   await detectLegacyHashes(app);
@@ -198,6 +206,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
       await app.addressLimiter.close();
       await app.stepUpLimiter.close();
       await orm.close();
+      await app.tracing?.shutdown();
     },
   };
 }

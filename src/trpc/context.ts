@@ -39,6 +39,8 @@ export interface Context {
   readonly em: EntityManager;
   /** Resolves the session once per request; null when absent, invalid, expired or banned. */
   getSession(): Promise<ResolvedSession | null>;
+  /** The session's user once getSession resolved one (the procedure's trace span names it). */
+  userId?: string;
   /** One of our other cookies, by its name below the prefix (see Effects.cookies). */
   readCookie(name: string): string | null;
 }
@@ -102,6 +104,7 @@ export function createContext(app: App, input: ContextInput): Context {
     getSession() {
       session ??= Promise.resolve(token ? resolveSession(app, token) : null);
       return session.then((s) => {
+        if (s) ctx.userId = s.user.id;
         // Sliding expiry moved: re-send the cookie (browser clients only).
         if (s?.extended && source === "cookie" && !ctx.effects.sessionCookie) {
           ctx.effects.sessionCookie = { token: token!, maxAgeSec: app.config.session.expiresInSec };

@@ -69,8 +69,10 @@ export const middleware = t.middleware;
  * (core/session/invalidation.ts: the NOTIFY is committed), so no other instance is told
  * "revoked" later than the caller is. Settled at once when nothing was published.
  */
-const settled = middleware(async ({ ctx, next }) => {
-  const result = await next();
+const settled = middleware(async ({ ctx, path, type, next }) => {
+  // Tracing on (src/tracing): the procedure's span, its database spans as children; off, one property check.
+  const tracing = ctx.app.tracing;
+  const result = tracing ? await tracing.procedure(path, type, next, () => ctx.req.signInAttempt?.userId ?? ctx.userId) : await next();
   await ctx.app.invalidation.settled();
   return result;
 });
