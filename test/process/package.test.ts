@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdmin } from "../../src/modules/admin/bootstrap.service.ts";
 import { createTestDatabase, testDialect, type TestDatabase } from "../harness/database.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
-import { configFile, killAll, SECRET, startServerProcess, type ServerProcess } from "./harness.ts";
+import pg from "pg";
+import { POSTGRES_ADMIN_URL } from "../harness/database.ts";
+import { pgAnswers } from "../harness/import-helpers.ts";
+import { configFile, freePort, killAll, SECRET, startServerProcess, type ServerProcess } from "./harness.ts";
 import { appSource, consumerPackageJson, consumerTsconfig, misuseSource, probeHooksSource, probeSource } from "./package-consumer.ts";
 
 /**
@@ -21,6 +24,7 @@ import { appSource, consumerPackageJson, consumerTsconfig, misuseSource, probeHo
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
 const ADMIN_PASSWORD = "package-admin-password-1";
+const pgUp = await pgAnswers();
 
 interface Ran {
   code: number | null;
@@ -156,6 +160,39 @@ describe(`the packed package in another app (service on ${testDialect})`, () => 
     expect([...packages].sort()).toEqual(["@trpc/client", "@trpc/server", "portcullis"]);
     expect(natives).toEqual([]);
   });
+
+  // docs/getting-started.md "Installing": what `npm pack` makes is what a publish ships, and `npx portcullis serve` in
+  // the app serves from it. On PostgreSQL (pg is plain JavaScript): this install ran no script, so no SQLite binary.
+  it.runIf(pgUp)("npx portcullis serve, in the app that installed the tarball, applies the migrations and answers /ready", async () => {
+    const name = `pc_npx_${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = new URL(POSTGRES_ADMIN_URL);
+    url.pathname = `/${name}`;
+    const port = await freePort();
+    const child = spawn("npx", ["--no-install", "portcullis", "serve"], {
+      cwd: app,
+      env: { ...process.env, DATABASE_URL: url.toString(), AUTH_SECRET: SECRET, NODE_ENV: "production", PORT: String(port), HOST: "127.0.0.1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c));
+    child.stderr.on("data", (c: Buffer) => (out += c));
+    try {
+      let ready = 0;
+      for (const deadline = Date.now() + 90_000; Date.now() < deadline && ready !== 200; await new Promise((r) => setTimeout(r, 250))) {
+        ready = await fetch(`http://127.0.0.1:${port}/api/auth/ready`).then((r) => r.status, () => 0);
+      }
+      expect(ready, out).toBe(200);
+      expect(out).toContain(`"msg":"portcullis listening"`);
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("close", r));
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  }, 120_000);
 
   it("runs under plain node against a started service: sign-up, get-session, a typed error, impersonation by the result's token", async () => {
     const admin = `package.admin.${Date.now()}@example.test`;
