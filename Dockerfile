@@ -8,6 +8,7 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
+COPY packages ./packages
 COPY src ./src
 COPY rest-bridge ./rest-bridge
 COPY console ./console
@@ -22,7 +23,9 @@ ENV NODE_ENV=production \
     DATABASE_URL=sqlite:/data/portcullis.db
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY scripts/build.mjs scripts/build-console.mjs ./scripts/
+COPY scripts/build.mjs scripts/build-console.mjs scripts/build-client.mjs ./scripts/
+# The lockfile names the light client's workspace: its manifest only (nothing of it is installed).
+COPY packages/client/package.json ./packages/client/
 # `prepare` finds no src/ here and builds nothing; better-sqlite3 fetches its prebuilt binary.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist

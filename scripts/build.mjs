@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureConsoleBuilt } from "./build-console.mjs";
+import { ensureClientBuilt } from "./build-client.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const stamp = join(root, "dist", ".build-stamp");
@@ -78,6 +79,7 @@ function vendorScalar() {
 
 export function ensureBuilt() {
   ensureConsoleBuilt(); // the admin console (dist/console), on its own staleness
+  ensureClientBuilt(); // packages/client/dist (@portcullis/client), on its own staleness
   if (!isStale()) return;
   process.stderr.write("portcullis: building dist/ (sources changed since the last build) ...\n");
   const ms = build();
@@ -86,5 +88,5 @@ export function ensureBuilt() {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (process.argv.includes("--if-stale")) ensureBuilt();
-  else (build(), ensureConsoleBuilt());
+  else (build(), ensureConsoleBuilt(), ensureClientBuilt());
 }

@@ -241,23 +241,31 @@ describe("typed client (portcullis/client)", () => {
   });
 
   it("imports server types only: the client modules emit no import of server code", () => {
-    const dir = join(import.meta.dirname, "../../../src/client");
-    const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
-    expect(files).toContain("index.ts");
-    for (const file of files) {
-      const source = readFileSync(join(dir, file), "utf8");
-      const js = ts.transpileModule(source, {
-        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2023, verbatimModuleSyntax: true, removeComments: true },
-      }).outputText;
-      const specifiers = [...js.matchAll(/\b(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']/g)].map(
-        (m) => m[1] ?? m[2],
-      );
-      if (file === "index.ts") expect(specifiers).toContain("@trpc/client");
-      for (const spec of specifiers) {
-        // Runtime imports may only be @trpc/client or sibling client modules.
-        expect(spec === "@trpc/client" || (spec!.startsWith("./") && !spec!.includes("..")), `${file} imports ${spec}`).toBe(true);
+    // src/client (portcullis/client) and the light client's sources it shares (packages/client/src)
+    const roots = { server: join(import.meta.dirname, "../../../src/client"), light: join(import.meta.dirname, "../../../packages/client/src") };
+    const SHARED_CORE = "../../packages/client/src/core.ts";
+    const seen: string[] = [];
+    for (const [kind, dir] of Object.entries(roots)) {
+      const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
+      expect(files).toContain("index.ts");
+      for (const file of files) {
+        const source = readFileSync(join(dir, file), "utf8");
+        const js = ts.transpileModule(source, {
+          compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2023, verbatimModuleSyntax: true, removeComments: true },
+        }).outputText;
+        const specifiers = [...js.matchAll(/\b(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']/g)].map(
+          (m) => m[1] ?? m[2],
+        );
+        seen.push(...specifiers.map((spec) => `${kind}/${file} → ${spec}`));
+        for (const spec of specifiers) {
+          // Runtime imports may only be @trpc/client, sibling client modules, or (portcullis/client) the light client's runtime.
+          const allowed = spec === "@trpc/client" || (spec!.startsWith("./") && !spec!.includes("..")) || (kind === "server" && spec === SHARED_CORE);
+          expect(allowed, `${kind}: ${file} imports ${spec}`).toBe(true);
+        }
       }
     }
+    expect(seen).toContain("light/core.ts → @trpc/client");
+    expect(seen).toContain(`server/index.ts → ${SHARED_CORE}`);
   });
 });
 
