@@ -22,6 +22,8 @@ export const User = defineEntity({
     { name: "users_role_id_index", properties: ["role", "id"] },
     { name: "users_banned_id_index", properties: ["banned", "id"] },
     { name: "users_email_verified_id_index", properties: ["emailVerified", "id"] },
+    // The dashboard's two-factor share (src/db/dashboard.ts): an index-only count.
+    { name: "users_two_factor_enabled_index", properties: ["twoFactorEnabled"] },
     { name: "users_email_search_index", expression: `create index "users_email_search_index" on "users" using gin (lower("email") gin_trgm_ops) with (fastupdate = off)` },
     { name: "users_name_search_index", expression: `create index "users_name_search_index" on "users" using gin (lower("name") gin_trgm_ops) with (fastupdate = off)` },
   ],

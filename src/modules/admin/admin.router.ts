@@ -4,6 +4,7 @@ import { handOverSession } from "../../trpc/effects.ts";
 import { type Action, actorOf, assertPermission, getUser, hasPermission, publicSession, publicUser, type ResolvedSession, type Resource, sessionCookieMaxAgeSec, userRow } from "../../core/index.ts";
 import * as schema from "./admin.schema.ts";
 import { exportAuditEvents, listAuditEvents } from "./audit-events.service.ts";
+import { readDashboard } from "../../db/dashboard.ts";
 import * as bans from "./bans.service.ts";
 import * as impersonation from "./impersonation.service.ts";
 import { listUsers } from "./list-users.service.ts";
@@ -153,6 +154,9 @@ export const adminRouter = router({
   exportAuditEvents: withPermission("audit", ["list"])
     .input(schema.exportAuditEventsInput)
     .query(({ ctx, input }) => exportAuditEvents(ctx.em, { ...input, limit: input.limit ?? schema.LIMIT_MAX })),
+
+  // The admin console's dashboard (tRPC only): one aggregate query per figure (src/db/dashboard.ts).
+  dashboard: withPermission("audit", ["list"]).query(({ ctx }) => readDashboard(ctx.app.orm, ctx.app.dialect, ctx.app.clock.now().getTime())),
 
   // The admin console's user page (tRPC only: better-auth's admin plugin has no such routes).
   listUserAccounts: withPermission("user", ["get"])
