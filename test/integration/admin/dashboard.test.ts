@@ -64,14 +64,16 @@ describe(`admin dashboard (${testDialect})`, () => {
     for (const [name, sql] of queries) {
       const params = sql.includes("?") ? [param] : [];
       if (testDialect === "sqlite") {
-        const plan = (await conn.execute<{ detail: string }[]>(`explain query plan ${sql}`, params, "all")).map((r) => r.detail);
+        const rows = (await conn.execute(`explain query plan ${sql}`, params, "all")) as { detail: string }[];
+        const plan = rows.map((r) => r.detail);
         const scans = plan.filter((d) => /^(SCAN|SEARCH) /.test(d));
         expect(scans.length, `${name}: ${plan.join(" | ")}`).toBeGreaterThan(0);
         for (const d of scans) expect(d, `${name}: ${plan.join(" | ")}`).toMatch(/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/);
       } else {
         await conn.execute("set enable_seqscan = off");
         try {
-          const plan = (await conn.execute<Record<string, string>[]>(`explain ${sql}`, params, "all")).map((r) => Object.values(r)[0]!);
+          const rows = (await conn.execute(`explain ${sql}`, params, "all")) as Record<string, string>[];
+          const plan = rows.map((r) => Object.values(r)[0]!);
           expect(plan.join("\n"), name).toMatch(/Index (Only )?Scan|Bitmap Index Scan/);
           expect(plan.join("\n"), name).not.toMatch(/Seq Scan/);
         } finally {
