@@ -1,5 +1,6 @@
 import { api } from "./api.ts";
 import { AuditLog } from "./audit/AuditLog.tsx";
+import { Dashboard } from "./dashboard/Dashboard.tsx";
 import { NoAccess } from "./auth/NoAccess.tsx";
 import { Allowed, useSession } from "./auth/session.tsx";
 import { useLocation } from "./route.ts";
@@ -30,6 +31,11 @@ export function Shell() {
         <span className="brand">Portcullis admin</span>
         <nav aria-label="Console">
           <ul>
+            <Allowed to="audit:list">
+              <li>
+                <Link to="/">Dashboard</Link>
+              </li>
+            </Allowed>
             <Allowed to="user:list">
               <li>
                 <Link to="/users">Users</Link>
@@ -62,6 +68,8 @@ export function Shell() {
 
 function page(path: string, can: ReturnType<typeof useSession>["can"]) {
   if (path === "/" || path === "") {
+    // The dashboard first (drawn from the audit log), for whoever may read it.
+    if (can("audit:list")) return <Dashboard />;
     if (can("user:list")) return <UserList />;
     if (can("audit:list")) return <AuditLog />;
     return <NoAccess />;

@@ -14,6 +14,7 @@ export type UserSession = RouterOutputs["admin"]["listUserSessions"]["sessions"]
 export type Account = RouterOutputs["admin"]["listUserAccounts"]["accounts"][number];
 export type DeviceCode = RouterOutputs["admin"]["listUserDeviceCodes"]["deviceCodes"][number];
 export type AuditPage = RouterOutputs["admin"]["listAuditEvents"];
+export type DashboardData = RouterOutputs["admin"]["dashboard"];
 export type AuditEvent = AuditPage["events"][number];
 export type AuditQuery = NonNullable<RouterInputs["admin"]["listAuditEvents"]>;
 

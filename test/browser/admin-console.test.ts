@@ -35,7 +35,8 @@ beforeAll(async () => {
   needle = await signUp(server, { name: "Zelda Quartermaine", email: `zelda.quartermaine.${Date.now()}@example.test` });
   other = await signUp(server, { name: "Otto Other" });
   browser = await launchChromium();
-  ({ page, problems } = await openConsole(browser, server));
+  // The user list's address: an admin's first page at /admin is the dashboard (admin-dashboard.test.ts).
+  ({ page, problems } = await openConsole(browser, server, "/admin/users"));
 }, 120_000);
 
 afterAll(async () => {
@@ -174,7 +175,7 @@ describe.skipIf(!hasChromium() && !process.env.CI)(`admin console in Chromium ($
   });
 
   it("works by keyboard alone: search, open, and read the user", async () => {
-    const { page: kb, problems: kbProblems } = await openConsole(browser, server);
+    const { page: kb, problems: kbProblems } = await openConsole(browser, server, "/admin/users");
     await signInConsole(kb, admin.email, PASSWORD);
     await kb.getByRole("heading", { name: "Users", level: 1 }).waitFor();
     // The page's heading has focus; Tab walks the controls in document order.

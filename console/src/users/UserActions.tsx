@@ -98,7 +98,8 @@ function Impersonate({ user }: { user: User }) {
   async function start() {
     // The browser's session becomes the user's; the App then shows the impersonation screen.
     if (await action.run(() => api.admin.impersonateUser.mutate({ userId: user.id }))) {
-      navigate("/", { replace: true });
+      // Back at the user list once the impersonation ends.
+      navigate("/users", { replace: true });
       refresh();
     }
   }
