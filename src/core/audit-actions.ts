@@ -21,6 +21,10 @@ export const AUDIT_ACTIONS = [
   "magic-link-sign-in",
   "email-otp-sign-in",
   "email-otp-reset-password",
+  "create-api-key",
+  "update-api-key",
+  "delete-api-key",
+  "revoke-api-key",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

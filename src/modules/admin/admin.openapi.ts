@@ -89,7 +89,7 @@ export const adminDoc = moduleDoc({
       access: "session",
       output: z.object({ session: sessionWithToken, user: userRecord }),
       permissions: ["YOU_ARE_NOT_ALLOWED_TO_IMPERSONATE_USERS", "YOU_CANNOT_IMPERSONATE_ADMINS"],
-      errors: ["USER_NOT_FOUND", "BANNED_USER"],
+      errors: ["USER_NOT_FOUND", "BANNED_USER", "API_KEY_SESSION_NOT_ALLOWED"],
     },
     "admin.stopImpersonating": {
       summary: "Stop impersonating",

@@ -82,7 +82,7 @@ export const adminRouter = router({
     .input(schema.userIdInput)
     .mutation(async ({ ctx, input }) => ({ user: userOut(await bans.unbanUser(ctx.app, ctx.em, actor(ctx), input.userId)) })),
 
-  impersonateUser: withPermission("user", ["impersonate"])
+  impersonateUser: withPermission("user", ["impersonate"], { account: true })
     .input(schema.userIdInput)
     .mutation(async ({ ctx, input }) => {
       // Admin targets also need impersonate-admins (decided once the target is loaded).
