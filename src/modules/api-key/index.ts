@@ -5,6 +5,7 @@ export { apiKeyDoc } from "./api-key.openapi.ts";
 export { apiKeyAdminProcedures, apiKeyRouter } from "./api-key.router.ts";
 export { createKey, type KeyRecord } from "./keys.service.ts";
 export { verifyKey, type VerifyAnswer } from "./verify.service.ts";
+export { apiKeyLibrary } from "./library.ts";
 
 /**
  * API keys in the kernel: a takeover, reset of an unproven account or deletion removes the keys
