@@ -12,7 +12,7 @@ const ACCESS: Record<ProcedureMeta["access"], string> = {
   "sign-in": "anyone, but not from an impersonation session or with an API key",
   session: "a session (an impersonation or an API key too)",
   account: "a session (an impersonation too), not an API key",
-  lasting: "the user's own session",
+  lasting: "the user's own session (not an impersonation, not an API key)",
   "step-up": "the user's own session; step-up (password or freshness)",
   fresh: "the user's own session, signed in within `session.freshAgeSec`",
   permission: "a session whose role grants",

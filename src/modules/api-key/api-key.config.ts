@@ -33,9 +33,11 @@ export const apiKeyConfig = z
     /** The per-key rate limit new keys get (better-auth's defaults: 10 requests a day). */
     rateLimit: z
       .object({
+        /** New keys are rate limited (a key's own `rateLimitEnabled` says for each). */
         enabled: z.boolean().default(true),
         /** Milliseconds. */
         timeWindow: z.number().int().min(1).default(24 * 3600 * 1000),
+        /** Requests a key may make per window. */
         maxRequests: z.number().int().min(1).default(10),
       })
       .strict()
