@@ -119,6 +119,15 @@ describe("the key header as a principal", () => {
     expect((await get(`${server.auth}/api-key/list`, withKey(key))).body.total).toBe(1);
   });
 
+  it("repeated requests with one key are answered from the session cache: one lookup, then hits", async () => {
+    const user = await signUp(server);
+    const { key } = await newKey(user);
+    const cache = server.portcullis.app.sessionCache;
+    const [hits, misses] = [cache.hits, cache.misses];
+    for (let i = 0; i < 5; i++) expect((await get(`${server.auth}/get-session`, withKey(key))).status).toBe(200);
+    expect([cache.hits - hits, cache.misses - misses]).toEqual([4, 1]);
+  });
+
   it("takes precedence over a session: a request with both headers acts with the key's limits", async () => {
     const user = await signUp(server);
     const { key } = await newKey(user);
