@@ -119,6 +119,8 @@ export async function getKey(em: EntityManager, userId: string, keyId: string): 
 }
 
 export async function listKeys(em: EntityManager, userId: string, query: ListInput = {}) {
+  // Anything but a UUID names no user (and PostgreSQL would reject it as a uuid): none of their keys.
+  if (!isUuid(userId)) return { apiKeys: [], total: 0, limit: query?.limit, offset: query?.offset };
   const sortBy = query?.sortBy ?? "createdAt";
   const keys = await em.find(ApiKey, { user: userId }, { orderBy: { [sortBy]: query?.sortDirection ?? "desc", id: "asc" } });
   const total = keys.length;

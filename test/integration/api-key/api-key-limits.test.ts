@@ -107,6 +107,7 @@ describe("admin routes", () => {
     const created = await adminKey(user.id, { name: "svc", permissions: { files: ["read"] }, remaining: 100, rateLimitMax: 50, rateLimitTimeWindow: MINUTE });
     expect(created).toMatchObject({ referenceId: user.id, permissions: { files: ["read"] }, remaining: 100, rateLimitMax: 50 });
     expectError(await adminPost(server, "create-api-key", { userId: "00000000-0000-7000-8000-000000000000" }, admin.token), 404, "USER_NOT_FOUND");
+    expect((await adminGet(server, "list-api-keys", { userId: "not-a-uuid" }, admin.token)).body).toEqual({ apiKeys: [], total: 0 });
     const list = await adminGet(server, "list-api-keys", { userId: user.id }, admin.token);
     expect(list.body).toMatchObject({ total: 1, apiKeys: [{ id: created.id }] });
     expect((await session(created.key)).status).toBe(200);
