@@ -60,7 +60,8 @@ export const adminRouter = router({
     .input(schema.listUsersInput)
     .query(({ ctx, input }) => listUsers(ctx.app, ctx.em, input)),
 
-  setUserPassword: withPermission("user", ["set-password"])
+  // A key must not become a password, not even someone else's (docs/machine-access.md).
+  setUserPassword: withPermission("user", ["set-password"], { account: true })
     .input(schema.setUserPasswordInput)
     .mutation(async ({ ctx, input }) => {
       await users.setUserPassword(ctx.app, ctx.em, actor(ctx), input.userId, input.newPassword);

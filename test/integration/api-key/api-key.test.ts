@@ -175,12 +175,13 @@ describe("the key header as a principal", () => {
     expect((await post(`${server.auth}/sign-in/email`, { email: user.email, password: PASSWORD })).status).toBe(200);
   });
 
-  it("an admin's key may not impersonate, nor create keys for others", async () => {
+  it("an admin's key may not impersonate, create keys for others or set their password", async () => {
     const admin = await bootstrapAdmin(server);
     const target = await signUp(server);
     const { key } = await newKey(admin);
     expectError(await post(`${server.auth}/admin/impersonate-user`, { userId: target.id }, withKey(key)), 403, "API_KEY_SESSION_NOT_ALLOWED");
     expectError(await post(`${server.auth}/admin/create-api-key`, { userId: target.id }, withKey(key)), 403, "API_KEY_SESSION_NOT_ALLOWED");
+    expectError(await post(`${server.auth}/admin/set-user-password`, { userId: target.id, newPassword: "chosen by a key 123" }, withKey(key)), 403, "API_KEY_SESSION_NOT_ALLOWED");
     // What a key may do as an admin is the admin's: listing users.
     expect((await get(`${server.auth}/admin/list-users`, withKey(key))).status).toBe(200);
   });
