@@ -3,6 +3,7 @@
  *
  *   get-session (Bearer, cookie)   vs a bare node:http server answering a fixed JSON of the same size
  *   get-session, cache off         same, every check a database lookup (a second server child)
+ *   get-session by API key         vs get-session by Bearer (the same user): the key lookup and cache
  *   GET /token                     same baseline: a session check and an EdDSA-signed JWT
  *   sign-in/email                  vs raw argon2id verifies/s (same parameters, verifies in flight =
  *                                     the server's hash slots, one per core)
@@ -42,7 +43,7 @@ const LOAD_SEC = num("BENCH_LOAD_SEC", 60);
 /** The performance targets (docs/performance.md). `higher`: the figure must reach the target; otherwise stay at or below it. */
 const TARGETS = {
   getSession: 0.5, getSessionCookie: 0.5, getSessionUncached: 0.25, p99OverP50: 3,
-  signIn: 0.9, signUp: 0.9, startMs: 1000, idleRssMiB: 100, loadRssMiB: 150, token: 0.3,
+  signIn: 0.9, signUp: 0.9, startMs: 1000, idleRssMiB: 100, loadRssMiB: 150, token: 0.3, apiKey: 0.8,
 } as const;
 
 interface Row {
@@ -92,6 +93,7 @@ function printTable(rows: Row[]): string {
 interface ServerInfo {
   url: string;
   token: string;
+  apiKey: string;
   signIn: { email: string; password: string };
   publicUrl: string;
   seedMs: number;
@@ -136,6 +138,11 @@ async function main() {
     if (viaCookie !== sessionBody) throw new Error(`get-session by cookie answered differently: ${viaCookie}`);
     await expectOk(await fetch(`${uncachedInfo.url}/api/auth/get-session`, { headers: { authorization: `Bearer ${uncachedInfo.token}` } }), "get-session (cache off)");
     await expectOk(await fetch(`${auth}/token`, { headers: bearer }), "token");
+    const byKey = { "x-api-key": info.apiKey };
+    const keyBody = await expectOk(await fetch(`${auth}/get-session`, { headers: byKey }), "get-session (API key)");
+    if ((JSON.parse(keyBody) as { user?: { email?: string } }).user?.email !== (JSON.parse(sessionBody) as { user: { email: string } }).user.email) {
+      throw new Error(`get-session by API key answered another user: ${keyBody}`);
+    }
     await expectOk(await fetch(`${auth}/sign-in/email`, { method: "POST", headers: jsonHeaders, body: JSON.stringify(info.signIn) }), "sign-in/email");
     const runId = `${process.pid.toString(36)}${Date.now().toString(36)}`;
     let seq = 0;
@@ -156,7 +163,7 @@ async function main() {
     await warmUp("sign-in", signInOpts, JIT_WARMUP);
     await warmUp("sign-up", signUpOpts, JIT_WARMUP);
 
-    const names = ["bare", "getSession", "getSessionCookie", "bareAgain", "getSessionUncached", "token", "argon2Verify", "signIn", "argon2Hash", "signUp"] as const;
+    const names = ["bare", "getSession", "getSessionApiKey", "getSessionCookie", "bareAgain", "getSessionUncached", "token", "argon2Verify", "signIn", "argon2Hash", "signUp"] as const;
     const rounds = Object.fromEntries(names.map((n) => [n, [] as Measurement[]])) as Record<(typeof names)[number], Measurement[]>;
     const argonMeta: { concurrency?: number; options?: Record<string, number> } = {};
     for (let round = 1; round <= ROUNDS; round++) {
@@ -164,6 +171,7 @@ async function main() {
       // Each baseline runs right before what it is compared with: same machine conditions.
       rounds.bare.push(await measure("bare node:http", bare, { url: `${bare.info.url}/` }));
       rounds.getSession.push(await measure("GET get-session (Bearer)", server, { url: `${auth}/get-session`, headers: bearer }));
+      rounds.getSessionApiKey.push(await measure("GET get-session (API key)", server, { url: `${auth}/get-session`, headers: byKey }));
       rounds.getSessionCookie.push(await measure("GET get-session (cookie)", server, { url: `${auth}/get-session`, headers: cookie }));
       rounds.bareAgain.push(await measure("bare node:http", bare, { url: `${bare.info.url}/` }));
       rounds.getSessionUncached.push(
@@ -190,6 +198,7 @@ async function main() {
     const rows: Row[] = [
       measuredRow("bare node:http (fixed JSON)", m.bare, "req/s"),
       measuredRow("GET /get-session (Bearer)", m.getSession, "req/s", "bare http", ratio(rounds.getSession, rounds.bare), TARGETS.getSession, m.bare),
+      measuredRow("GET /get-session (API key)", m.getSessionApiKey, "req/s", "Bearer", ratio(rounds.getSessionApiKey, rounds.getSession), TARGETS.apiKey, m.getSession),
       measuredRow("GET /get-session (cookie)", m.getSessionCookie, "req/s", "bare http", ratio(rounds.getSessionCookie, rounds.bare), TARGETS.getSessionCookie, m.bare),
       figureRow("  get-session p99 / p50", m.getSession.p99 / m.getSession.p50, "x", TARGETS.p99OverP50),
       // The same figure for the baseline: what this machine's scheduling alone does to the tail.

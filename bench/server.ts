@@ -4,7 +4,7 @@
  * Seeds BENCH_USERS users (default 2,000), each with a credential account and one live session,
  * through the ORM: the password is hashed ONCE and that hash is reused for every account.
  * BENCH_SESSION_CACHE_TTL_MS overrides the session cache TTL (0 turns the cache off).
- * Prints one JSON line on stdout: { ready, url, token, signIn: { email, password }, ... }.
+ * Prints one JSON line on stdout: { ready, url, token, apiKey (the same user's), signIn: { email, password }, ... }.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -73,6 +73,10 @@ for (let start = 0; start < users; start += BATCH) {
   await em.insertMany(Session, batch.sessions as never[]);
 }
 const seedMs = performance.now() - seedStarted;
+// An API key of the reported token's user, without limits: get-session by key vs by Bearer (docs/performance.md).
+const middle = Math.floor(tokens.length / 2);
+const middleSession = await portcullis.app.orm.em.fork().findOneOrFail(Session, { tokenHash: sha256(tokens[middle]!) });
+const apiKey = (await portcullis.createApiKey({ userId: middleSession.user.id, name: "bench", rateLimitEnabled: false })).key;
 
 const url = await portcullis.listen(Number(process.env.BENCH_PORT ?? 0), "127.0.0.1");
 serveProbe(async () => {
@@ -85,7 +89,8 @@ reportReady({
   users,
   seedMs: Math.round(seedMs),
   // A token from the middle of the seeded set, so the lookup is not a best case.
-  token: tokens[Math.floor(tokens.length / 2)],
+  token: tokens[middle],
+  apiKey,
   signIn: { email: SIGN_IN_EMAIL, password: SIGN_IN_PASSWORD },
   publicUrl: portcullis.app.config.publicUrl,
   cookieName: portcullis.app.cookieName,

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse as parseCookies } from "cookie";
 import type { App } from "../src/app.ts";
-import { answerGetSession, type GetSessionAnswer } from "../src/core/session/get-session.ts";
+import { readApiKey } from "../src/core/session/api-key-principal.ts";
+import { answerGetSession, answerKeySession, type GetSessionAnswer } from "../src/core/session/get-session.ts";
 import { readSessionToken } from "../src/trpc/context.ts";
 import { sessionCookieHeader } from "./cookies.ts";
 import { checkRateLimit, type ClientIpOf } from "./guards.ts";
@@ -18,9 +19,14 @@ export function serveGetSession(app: App, req: IncomingMessage, res: ServerRespo
 }
 
 function answer(app: App, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> | undefined {
-  const { token, source } = readSessionToken(app, req.headers);
-  const readCookie = () => (req.headers.cookie ? (parseCookies(req.headers.cookie)[app.cookieName] ?? null) : null);
-  const found = answerGetSession(app, token, source, readCookie);
+  const key = readApiKey(app, req.headers);
+  let found;
+  if (key) found = answerKeySession(app, key);
+  else {
+    const { token, source } = readSessionToken(app, req.headers);
+    const readCookie = () => (req.headers.cookie ? (parseCookies(req.headers.cookie)[app.cookieName] ?? null) : null);
+    found = answerGetSession(app, token, source, readCookie);
+  }
   if (found instanceof Promise) return found.then((a) => write(app, res, a, requestId));
   write(app, res, found, requestId);
   return undefined;

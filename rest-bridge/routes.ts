@@ -122,6 +122,16 @@ export const routes: readonly Route[] = [
   { method: "POST", path: "/email-otp/request-password-reset", procedure: "emailOtp.requestPasswordReset", input: "body" },
   { method: "POST", path: "/forget-password/email-otp", procedure: "forgetPassword.emailOtp", input: "body" },
   { method: "POST", path: "/email-otp/reset-password", procedure: "emailOtp.resetPassword", input: "body" },
+  // api-key (src/modules/api-key)
+  { method: "POST", path: "/api-key/create", procedure: "apiKey.create", input: "body" },
+  { method: "GET", path: "/api-key/get", procedure: "apiKey.get", input: "query" },
+  { method: "GET", path: "/api-key/list", procedure: "apiKey.list", input: "query" },
+  { method: "POST", path: "/api-key/update", procedure: "apiKey.update", input: "body" },
+  { method: "POST", path: "/api-key/delete", procedure: "apiKey.delete", input: "body" },
+  { method: "POST", path: "/api-key/verify", procedure: "apiKey.verify", input: "body" },
+  { method: "POST", path: "/admin/create-api-key", procedure: "admin.createApiKey", input: "body" },
+  { method: "GET", path: "/admin/list-api-keys", procedure: "admin.listApiKeys", input: "query" },
+  { method: "POST", path: "/admin/revoke-api-key", procedure: "admin.revokeApiKey", input: "body" },
   { method: "GET", path: "/ok", procedure: "ok", input: "none" },
   { method: "GET", path: "/ready", procedure: "ready", input: "none" },
 ];

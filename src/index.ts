@@ -14,6 +14,7 @@ import { checkMailSetup } from "./mail/startup.ts";
 import { buildRegistry } from "./core/index.ts";
 import { FAMILIES } from "./modules/index.ts";
 import { detectLegacyHashes } from "./modules/email-password/index.ts";
+import { apiKeyLibrary } from "./modules/api-key/index.ts";
 import { SessionCache } from "./core/session/cache.ts";
 import { clusterChannel, noChannel, postgresChannel } from "./core/session/invalidation.ts";
 import { createRateLimiter } from "./rate-limit/rate-limit.ts";
@@ -95,6 +96,10 @@ export interface Portcullis {
   handler: ReturnType<typeof createRequestHandler>;
   /** Deletes expired rows on a schedule (`sweeper` config); `sweepOnce()` sweeps now. */
   sweeper: Sweeper;
+  /** API keys from your own code (docs/machine-access.md): a key for a user id, every field settable. */
+  createApiKey: ReturnType<typeof apiKeyLibrary>["createApiKey"];
+  /** better-auth's verifyApiKey: `{ valid, error, key }`, spending a use. */
+  verifyApiKey: ReturnType<typeof apiKeyLibrary>["verifyApiKey"];
   /** Starts an HTTP server (port 0 picks a free one); resolves to its URL. */
   listen(port?: number, host?: string): Promise<string>;
   /** Serves on a node:http server already listening (the CLI's start-up stand-in), so its port never closes in between; resolves to its URL. */
@@ -181,6 +186,7 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     createCaller: (ctxInput = {}) => callerFactory(createContext(app, { headers: {}, ...ctxInput })),
     handler,
     sweeper,
+    ...apiKeyLibrary(app),
     async listen(port = config.port, host = config.host) {
       const s = createHttpServer(app);
       await new Promise<void>((resolve, reject) => {

@@ -13,6 +13,7 @@ export type ListUsersQuery = NonNullable<RouterInputs["admin"]["listUsers"]>;
 export type UserSession = RouterOutputs["admin"]["listUserSessions"]["sessions"][number];
 export type Account = RouterOutputs["admin"]["listUserAccounts"]["accounts"][number];
 export type DeviceCode = RouterOutputs["admin"]["listUserDeviceCodes"]["deviceCodes"][number];
+export type UserApiKey = RouterOutputs["admin"]["listApiKeys"]["apiKeys"][number];
 export type AuditPage = RouterOutputs["admin"]["listAuditEvents"];
 export type DashboardData = RouterOutputs["admin"]["dashboard"];
 export type AuditEvent = AuditPage["events"][number];

@@ -9,9 +9,10 @@ import { appRouter } from "../../src/trpc/app-router.ts";
 
 const ACCESS: Record<ProcedureMeta["access"], string> = {
   public: "anyone",
-  "sign-in": "anyone, but not from an impersonation session",
-  session: "a session (an impersonation too)",
-  lasting: "the user's own session",
+  "sign-in": "anyone, but not from an impersonation session or with an API key",
+  session: "a session (an impersonation or an API key too)",
+  account: "a session (an impersonation too), not an API key",
+  lasting: "the user's own session (not an impersonation, not an API key)",
   "step-up": "the user's own session; step-up (password or freshness)",
   fresh: "the user's own session, signed in within `session.freshAgeSec`",
   permission: "a session whose role grants",
@@ -23,7 +24,7 @@ export function routeAccess(procedure: string): string {
   const meta = procedures[procedure]?._def.meta;
   if (!meta?.access) throw new Error(`${procedure} was not built by a builder of src/trpc/init.ts (no access meta)`);
   let text = ACCESS[meta.access];
-  if (meta.permission) text += ` \`${meta.permission}\`${meta.lasting ? ", from the admin's own session" : ""}`;
+  if (meta.permission) text += ` \`${meta.permission}\`${meta.lasting ? ", from the admin's own session" : meta.account ? ", not with an API key" : ""}`;
   if (meta.feature) text += ` (404 unless \`${meta.feature}.enabled\`)`;
   return text;
 }

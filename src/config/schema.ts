@@ -7,6 +7,7 @@ import { emailConfig } from "../mail/mail.config.ts";
 import { metricsConfig } from "../metrics/metrics.config.ts";
 import { adminConfig } from "../modules/admin/admin.config.ts";
 import { jwtConfig } from "../modules/jwt/jwt.config.ts";
+import { apiKeyConfig } from "../modules/api-key/api-key.config.ts";
 import { deviceAuthorizationConfig } from "../modules/device/device.config.ts";
 import { emailAndPasswordConfig } from "../modules/email-password/email-password.config.ts";
 import { accountConfig, trustedProvidersConfig } from "../modules/oauth/oauth.config.ts";
@@ -87,6 +88,8 @@ export const configSchema = z
     admin: adminConfig,
     /** JWTs for other services (docs/machine-access.md): GET /token, GET /jwks, `set-auth-jwt` (better-auth's jwt plugin shapes). */
     jwt: jwtConfig,
+    /** API keys for scripts and integrations (docs/machine-access.md): /api-key/*, the key header as a principal (better-auth's api-key plugin shapes). */
+    apiKey: apiKeyConfig,
     /** The admin console, a web app at `/admin` on the typed client (console/, rest-bridge/console.ts). */
     adminConsole: z
       .object({

@@ -21,6 +21,10 @@ export const AUDIT_ACTIONS = [
   "magic-link-sign-in",
   "email-otp-sign-in",
   "email-otp-reset-password",
+  "create-api-key",
+  "update-api-key",
+  "delete-api-key",
+  "revoke-api-key",
   // Every way in (core/sign-in-audit.ts): a session issued, or a refusal with its reason.
   "sign-in",
   "sign-in-failed",

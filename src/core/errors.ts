@@ -32,12 +32,15 @@ export const coreErrors = {
   ACCESS_DENIED: [400, "Access denied"],
   // 401
   UNAUTHORIZED: [401, "Unauthorized"],
+  /** The key header names no key that authenticates: unknown, disabled, expired, deleted, or its owner banned (docs/machine-access.md). */
+  INVALID_API_KEY: [401, "Invalid API key."],
   // 403
   BANNED_USER: [403, "You have been banned from this application"],
   INVALID_ORIGIN: [403, "Invalid origin"],
   MISSING_OR_NULL_ORIGIN: [403, "Missing or null Origin"],
   INVALID_CALLBACK_URL: [403, "Invalid callbackURL"],
   SESSION_NOT_FRESH: [403, "Session is not fresh"],
+  API_KEY_SESSION_NOT_ALLOWED: [403, "API-key sessions cannot do this: a key must not become a password, a credential or another key"],
   IMPERSONATION_NOT_ALLOWED: [403, "Impersonation sessions cannot do this: it creates or changes access that outlives the impersonation"],
   // 403, a missing permission (core/permissions.ts; better-auth's admin codes)
   YOU_ARE_NOT_ALLOWED_TO_CREATE_USERS: [403, "You are not allowed to create users"],
@@ -53,6 +56,10 @@ export const coreErrors = {
   YOU_ARE_NOT_ALLOWED_TO_LIST_USERS_SESSIONS: [403, "You are not allowed to list users sessions"],
   YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS: [403, "You are not allowed to revoke users sessions"],
   YOU_ARE_NOT_ALLOWED_TO_LIST_AUDIT_EVENTS: [403, "You are not allowed to list audit events"],
+  YOU_ARE_NOT_ALLOWED_TO_CREATE_API_KEYS: [403, "You are not allowed to create API keys for users"],
+  YOU_ARE_NOT_ALLOWED_TO_LIST_API_KEYS: [403, "You are not allowed to list users' API keys"],
+  YOU_ARE_NOT_ALLOWED_TO_REVOKE_API_KEYS: [403, "You are not allowed to revoke users' API keys"],
+  YOU_ARE_NOT_ALLOWED_TO_VERIFY_API_KEYS: [403, "You are not allowed to verify API keys"],
   // 404
   NOT_FOUND: [404, "Not found"],
   USER_NOT_FOUND: [404, "User not found"],
@@ -65,6 +72,8 @@ export const coreErrors = {
   UNSUPPORTED_MEDIA_TYPE: [415, "Unsupported content type"],
   // 429
   RATE_LIMITED: [429, "Too many requests. Please try again later."],
+  /** An API key's `remaining` is spent (docs/machine-access.md). */
+  USAGE_EXCEEDED: [429, "API Key has reached its usage limit"],
   // 408, 431: node:http refuses the request before any route or procedure (rest-bridge/server.ts clientError)
   REQUEST_TIMEOUT: [408, "Request timeout"],
   REQUEST_HEADER_FIELDS_TOO_LARGE: [431, "Request header fields too large"],

@@ -18,11 +18,13 @@ export { CREDENTIAL_PROVIDER, credentialAccount, storePassword } from "./credent
 // Sessions: issue, resolve, end (every cache eviction is in there), the one view, the cookie
 export { bannedUser, isBanActive, issueSession, newSession, resolveSession, type IssuedSession, type IssueOptions, type NewSession, type RequestInfo, type ResolvedSession, type SignInAttempt } from "./session/sessions.ts";
 export {
-  endImpersonationsBy, endSession, endSessionByTokenHash, endSessionsOf, listActiveSessions, revokeAllSessions, revokeOwnSession, userChanged,
+  apiKeyChanged, endImpersonationsBy, endSession, endSessionByTokenHash, endSessionsOf, listActiveSessions, revokeAllSessions, revokeOwnSession, userChanged,
 } from "./session/revoke.ts";
 export { newUserRow, publicAccount, publicSession, publicUser, userRow, type NewUserFields, type PublicSession, type PublicUser } from "./session/view.ts";
 export { listedToken, sessionRefOf, type SessionRef } from "./session/handles.ts";
-export { answerGetSession, type GetSessionAnswer } from "./session/get-session.ts";
+export { answerGetSession, answerKeySession, type GetSessionAnswer } from "./session/get-session.ts";
+export { readApiKey, resolveKeyPrincipal } from "./session/api-key-principal.ts";
+export { claimKeyUse } from "./session/api-key-usage.ts";
 export { sessionCookieMaxAgeSec } from "./session/cookie.ts";
 
 // Single-use tokens (mailed links, flow state, challenges) and email proof
@@ -46,7 +48,7 @@ export type EmailLink = EmailLinkOf<App>;
 export type EmailProof = EmailProofOf<App>;
 
 // Ways in: the sign-in gate, step-up, the rule of lasting access
-export { assertLastingAccess, lastingAccessRefusal } from "./access.ts";
+export { assertLastingAccess, assertNotKeyPrincipal, keyPrincipalRefusal, lastingAccessRefusal } from "./access.ts";
 export { hasSecondStep, secondStep, type SignedIn } from "./sign-in-gate.ts";
 export { recordSignIn, type SignInMethod, type SignInOutcome } from "./sign-in-audit.ts";
 export { signInByAddress, type AddressSignIn, type AddressSignInOptions, type ProvenAddress } from "./address-sign-in.ts";

@@ -3,7 +3,7 @@ import { AuthError, type ErrorCode } from "../errors.ts";
 
 /**
  * docs/wire-contract.md §6: every resource and its actions, as better-auth's admin plugin names them,
- * plus `audit` (ours: list-audit-events).
+ * plus `audit` (ours: list-audit-events) and `apiKey` (ours: the admin API-key routes, docs/machine-access.md).
  */
 export const STATEMENTS = {
   user: [
@@ -21,6 +21,7 @@ export const STATEMENTS = {
   ],
   session: ["list", "revoke", "delete"],
   audit: ["list"],
+  apiKey: ["create", "list", "revoke", "verify"],
 } as const;
 
 export type Resource = keyof typeof STATEMENTS;
@@ -36,6 +37,7 @@ export const roleGrantsSchema = z
     user: z.array(z.enum(STATEMENTS.user)).optional(),
     session: z.array(z.enum(STATEMENTS.session)).optional(),
     audit: z.array(z.enum(STATEMENTS.audit)).optional(),
+    apiKey: z.array(z.enum(STATEMENTS.apiKey)).optional(),
   })
   .strict();
 
@@ -45,6 +47,7 @@ export const BUILT_IN_ROLES: Readonly<Record<string, RoleGrants>> = {
     user: STATEMENTS.user.filter((a) => a !== "impersonate-admins"),
     session: STATEMENTS.session,
     audit: STATEMENTS.audit,
+    apiKey: STATEMENTS.apiKey,
   },
   user: {},
 };
@@ -127,6 +130,12 @@ const DENIED: { [R in Resource]: Record<Action<R>, ErrorCode> } = {
     delete: "YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS",
   },
   audit: { list: "YOU_ARE_NOT_ALLOWED_TO_LIST_AUDIT_EVENTS" },
+  apiKey: {
+    create: "YOU_ARE_NOT_ALLOWED_TO_CREATE_API_KEYS",
+    list: "YOU_ARE_NOT_ALLOWED_TO_LIST_API_KEYS",
+    revoke: "YOU_ARE_NOT_ALLOWED_TO_REVOKE_API_KEYS",
+    verify: "YOU_ARE_NOT_ALLOWED_TO_VERIFY_API_KEYS",
+  },
 };
 
 /** Throws the 403 of the first action the user's roles do not grant. */

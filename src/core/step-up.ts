@@ -49,6 +49,8 @@ export async function verifyCurrentPassword(app: App, em: EntityManager, caller:
  * delete-user without a password. The fresh procedure builder (trpc/init.ts) asks it.
  */
 export function isFresh(app: App, auth: ResolvedSession): boolean {
+  // A key-backed principal never signed in: it is never fresh (docs/machine-access.md).
+  if (auth.apiKey) return false;
   const freshAgeMs = app.config.session.freshAgeSec * 1000;
   return freshAgeMs === 0 || app.clock.now().getTime() - auth.session.createdAt.getTime() < freshAgeMs;
 }

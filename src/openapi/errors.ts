@@ -28,6 +28,12 @@ export function routeErrors(route: Route, doc: OperationDoc, hasInput: boolean, 
   if (hasInput) codes.add("VALIDATION_ERROR");
   if (doc.access === "session" || doc.access === "own-session") codes.add("UNAUTHORIZED");
   if (doc.access === "own-session" || doc.access === "sign-in") codes.add("IMPERSONATION_NOT_ALLOWED");
+  // A request with the API-key header (docs/machine-access.md): a key that authenticates nobody; a key where a key may not act.
+  const keysAuthenticate = config.apiKey.enabled && config.apiKey.enableSessionForAPIKeys;
+  if (keysAuthenticate && (doc.access === "session" || doc.access === "own-session" || doc.access === "optional")) {
+    for (const c of ["INVALID_API_KEY", "USAGE_EXCEEDED", "RATE_LIMITED"] as const) codes.add(c);
+  }
+  if (keysAuthenticate && (doc.access === "own-session" || doc.access === "sign-in")) codes.add("API_KEY_SESSION_NOT_ALLOWED");
   if (doc.switchable) codes.add("NOT_FOUND");
   for (const c of doc.permissions ?? []) codes.add(c);
   for (const c of doc.errors ?? []) codes.add(c);

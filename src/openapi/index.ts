@@ -89,6 +89,12 @@ export function openApiDocument(config: ResolvedConfig): OpenApiDocument {
           description: "The session cookie that sign-in sets (HttpOnly; SameSite=Lax)",
         },
         bearerAuth: { type: "http", scheme: "bearer", description: "The session token (`token` of sign-in, `set-auth-token` header)" },
+        apiKeyHeader: {
+          type: "apiKey",
+          in: "header",
+          name: config.apiKey.apiKeyHeaders[0] ?? "x-api-key",
+          description: "An API key (`/api-key/create`): acts as its owner, never on account security (docs/machine-access.md)",
+        },
       },
     },
   };

@@ -82,7 +82,10 @@ export function operation({ route, procedure, doc, tag, operationId, writer, con
   }
   Object.assign(responses, errorResponses(routeErrors(route, doc, json !== undefined, config)));
 
-  const security = doc.access === "session" || doc.access === "own-session" ? SESSION : doc.access === "optional" ? [{}, ...SESSION] : undefined;
+  // A key in the API-key header stands for a session where a key may act (docs/machine-access.md), not where it is refused (own-session).
+  const byKey = config.apiKey.enabled && config.apiKey.enableSessionForAPIKeys ? [{ apiKeyHeader: [] }] : [];
+  const security =
+    doc.access === "session" ? [...SESSION, ...byKey] : doc.access === "own-session" ? SESSION : doc.access === "optional" ? [{}, ...SESSION, ...byKey] : undefined;
   const notes = [
     doc.description,
     doc.access === "own-session" ? "Needs the user's own session: an impersonation session gets 403 IMPERSONATION_NOT_ALLOWED." : undefined,

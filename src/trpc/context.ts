@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/core";
 import { parse as parseCookies } from "cookie";
 import type { App } from "../app.ts";
 import { unsignBetterAuthToken } from "../crypto/better-auth-token.ts";
+import { readApiKey, resolveKeyPrincipal } from "../core/session/api-key-principal.ts";
 import { resolveSession, type RequestInfo, type ResolvedSession } from "../core/session/sessions.ts";
 
 /** What a procedure asks the HTTP layer to do besides answering (both /api/auth and /api/trpc apply it). */
@@ -34,10 +35,16 @@ export interface Context {
   /** Where the session token came from. */
   tokenSource: "bearer" | "cookie" | null;
   sessionToken: string | null;
+  /**
+   * The API key of the request's key header (`apiKey.apiKeyHeaders`): when present the request's
+   * principal is the key's owner, not a session (core/session/api-key-principal.ts), and a bad
+   * key fails getSession with 401 INVALID_API_KEY.
+   */
+  apiKey: string | null;
   effects: Effects;
   /** One EntityManager fork per request, made on first use. */
   readonly em: EntityManager;
-  /** Resolves the session once per request; null when absent, invalid, expired or banned. */
+  /** Resolves the session (or the API key's principal) once per request; null when absent, invalid, expired or banned. */
   getSession(): Promise<ResolvedSession | null>;
   /** The session's user once getSession resolved one (the procedure's trace span names it). */
   userId?: string;
@@ -77,7 +84,8 @@ export function readSessionToken(app: App, headers: ContextInput["headers"]) {
 }
 
 export function createContext(app: App, input: ContextInput): Context {
-  const { token, source } = readSessionToken(app, input.headers);
+  const apiKey = readApiKey(app, input.headers);
+  const { token, source } = apiKey ? { token: null, source: null } : readSessionToken(app, input.headers);
   let em: EntityManager | undefined;
   let session: Promise<ResolvedSession | null> | undefined;
   const ctx: Context = {
@@ -92,6 +100,7 @@ export function createContext(app: App, input: ContextInput): Context {
     },
     tokenSource: source,
     sessionToken: token,
+    apiKey,
     effects: { headers: {} },
     get em() {
       em ??= app.orm.em.fork();
@@ -102,7 +111,9 @@ export function createContext(app: App, input: ContextInput): Context {
       return (cookieHeader && parseCookies(cookieHeader)[ownCookieName(app, name)]) || null;
     },
     getSession() {
-      session ??= Promise.resolve(token ? resolveSession(app, token) : null);
+      session ??= apiKey
+        ? new Promise<ResolvedSession>((resolve) => resolve(resolveKeyPrincipal(app, apiKey)))
+        : Promise.resolve(token ? resolveSession(app, token) : null);
       return session.then((s) => {
         if (s) ctx.userId = s.user.id;
         // Sliding expiry moved: re-send the cookie (browser clients only).

@@ -1,5 +1,5 @@
 import { initTRPC } from "@trpc/server";
-import { assertLastingAccess, assertPermission, isFresh, verifyCurrentPassword, type Action, type ResolvedSession, type Resource, type StepUp } from "../core/index.ts";
+import { assertLastingAccess, assertNotKeyPrincipal, assertPermission, isFresh, verifyCurrentPassword, type Action, type ResolvedSession, type Resource, type StepUp } from "../core/index.ts";
 import type { ResolvedConfig } from "../config/index.ts";
 import { AuthError } from "../errors.ts";
 import { assertSafeCallback } from "../security/origins.ts";
@@ -21,11 +21,13 @@ export { toAuthError } from "./errors.ts";
  * `feature`: the config switch of a family; off, every procedure of it answers 404.
  */
 export interface ProcedureMeta {
-  access: "public" | "sign-in" | "session" | "lasting" | "step-up" | "fresh" | "permission";
+  access: "public" | "sign-in" | "session" | "account" | "lasting" | "step-up" | "fresh" | "permission";
   /** `resource:action,...` of a permission procedure. */
   permission?: string;
   /** A permission procedure that also needs the holder's own session (lasting). */
   lasting?: boolean;
+  /** A permission procedure an API key's principal may not call (core/access.ts keyPrincipalRefusal). */
+  account?: boolean;
   feature?: string;
 }
 
@@ -93,6 +95,12 @@ const lasting = middleware(({ ctx, next }) => {
   return next();
 });
 
+/** Not an API key's principal (core/access.ts): account security an impersonation may still do. 403 before input parsing. */
+const notByKey = middleware(({ ctx, next }) => {
+  assertNotKeyPrincipal(authOf(ctx));
+  return next();
+});
+
 /** No session, or one that holds lasting access (core/access.ts): a sign-in must not start from a borrowed session. */
 const noBorrowedSession = middleware(async ({ ctx, next }) => {
   const auth = await ctx.getSession();
@@ -151,21 +159,31 @@ function permission<R extends Resource>(resource: R, actions: readonly Action<R>
 /** The builders of one base (the whole service, or a family behind its switch), from the same middleware values. */
 function buildersOn(base: typeof t.procedure) {
   const authed = base.meta({ access: "session" }).use(session);
+  const account = authed.meta({ access: "account" }).use(notByKey);
   const lastingAccess = authed.meta({ access: "lasting" }).use(lasting);
   const withStepUp = lastingAccess.meta({ access: "step-up" }).use(stepUp);
   return {
     public: base.meta({ access: "public" }).use(callbacks),
     signIn: base.meta({ access: "sign-in" }).use(noBorrowedSession).use(callbacks),
     authed: authed.use(callbacks),
+    account: account.use(callbacks),
     lastingAccess: lastingAccess.use(callbacks),
     stepUp: withStepUp.use(callbacks),
     fresh: withStepUp.meta({ access: "fresh" }).use(fresh).use(callbacks),
-    /** `lasting`: the permission's holder must also hold lasting access (a credential reset of someone else). */
-    withPermission<R extends Resource>(resource: R, actions: readonly Action<R>[], opts: { lasting?: boolean } = {}) {
-      const meta: ProcedureMeta = { access: "permission", permission: `${resource}:${actions.join(",")}`, ...(opts.lasting ? { lasting: true } : {}) };
+    /**
+     * `lasting`: the permission's holder must also hold lasting access (a credential reset of
+     * someone else); `account`: not as an API key's principal (impersonation, API keys for others).
+     */
+    withPermission<R extends Resource>(resource: R, actions: readonly Action<R>[], opts: { lasting?: boolean; account?: boolean } = {}) {
+      const meta: ProcedureMeta = {
+        access: "permission",
+        permission: `${resource}:${actions.join(",")}`,
+        ...(opts.lasting ? { lasting: true } : {}),
+        ...(opts.account ? { account: true } : {}),
+      };
       const permitted = authed.meta(meta).use(permission(resource, actions));
       // The permission first (403 with better-auth's code to whoever lacks it), then the holder's own session.
-      return (opts.lasting ? permitted.use(lasting) : permitted).use(callbacks);
+      return (opts.lasting ? permitted.use(lasting) : opts.account ? permitted.use(notByKey) : permitted).use(callbacks);
     },
   };
 }
@@ -174,6 +192,7 @@ const service = buildersOn(t.procedure.use(settled));
 
 export const publicProcedure = service.public;
 export const authedProcedure = service.authed;
+export const accountProcedure = service.account;
 export const lastingAccessProcedure = service.lastingAccess;
 export const stepUpProcedure = service.stepUp;
 export const freshProcedure = service.fresh;

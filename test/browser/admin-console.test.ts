@@ -174,6 +174,23 @@ describe.skipIf(!hasChromium() && !process.env.CI)(`admin console in Chromium ($
     expect(problems).toEqual([]);
   });
 
+  it("lists a user's API keys by their first characters and revokes one: the key stops at once", async () => {
+    const made = await server.portcullis.createApiKey({ userId: other.id, name: "deploy-bot", rateLimitEnabled: false });
+    const keyWorks = async () => (await fetch(`${server.auth}/get-session`, { headers: { "x-api-key": made.key } })).status;
+    expect(await keyWorks()).toBe(200);
+    await page.goto(`${server.url}/admin/users/${other.id}`);
+    const table = page.getByRole("table", { name: "API keys, newest first" });
+    await table.getByRole("cell", { name: "deploy-bot", exact: true }).waitFor();
+    expect(await table.textContent()).toContain(`${made.start}…`);
+    expect(await page.content()).not.toContain(made.key);
+    await shots.shot(page, "api-keys");
+    await page.getByRole("button", { name: "Revoke API key deploy-bot" }).click();
+    await page.getByRole("status").filter({ hasText: "API key deploy-bot revoked." }).waitFor();
+    await page.getByText("No API keys.").waitFor();
+    expect(await keyWorks()).toBe(401);
+    expect(problems).toEqual([]);
+  });
+
   it("works by keyboard alone: search, open, and read the user", async () => {
     const { page: kb, problems: kbProblems } = await openConsole(browser, server, "/admin/users");
     await signInConsole(kb, admin.email, PASSWORD);

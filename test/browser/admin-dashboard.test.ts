@@ -72,7 +72,7 @@ describe.runIf(hasChromium())("the dashboard", () => {
       expect(await table.locator("tbody tr").count()).toBeGreaterThanOrEqual(29);
       expect(await page.getByRole("region", { name: "Top failure reasons" }).textContent()).toContain("INVALID_EMAIL_OR_PASSWORD");
       expect(await page.getByRole("region", { name: "Recent admin actions" }).textContent()).toContain("ban-user");
-      const background = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+      const background = await page.evaluate("getComputedStyle(document.documentElement).backgroundColor");
       expect(background).toBe(scheme === "dark" ? "rgb(22, 22, 22)" : "rgb(255, 255, 255)");
       await shots.shot(page, scheme);
       expect(problems).toEqual([]); // no CSP violation, no page error

@@ -8,6 +8,7 @@
  * the last response said about the session so a step can record it.
  */
 import { createAuthClient } from "better-auth/client";
+import { apiKeyClient } from "@better-auth/api-key/client";
 import { adminClient, deviceAuthorizationClient, emailOTPClient, jwtClient, magicLinkClient, twoFactorClient, usernameClient } from "better-auth/client/plugins";
 // Its ceremony methods need navigator.credentials (a browser); here only its plain endpoints are called.
 import { passkeyClient } from "@better-auth/passkey/client";
@@ -46,6 +47,7 @@ function makeClient(baseURL: string, fetchImpl: typeof fetch) {
       twoFactorClient(),
       passkeyClient(),
       jwtClient(),
+      apiKeyClient(),
       magicLinkClient(),
       emailOTPClient(),
     ],

@@ -153,6 +153,15 @@ export const allowlist: Allowed[] = [
     { scenario: "jwt: /token, /jwks, set-auth-jwt", step, path: "body.typ", betterAuth: null, portcullis: "JWT", contract: "§10 Plugins: a JWT's header has typ JWT (RFC 8725 §3.11 explicit typing)" },
   ]),
   { scenario: "jwt: /token, /jwks, set-auth-jwt", step: /^(jwks|the JWK Set's members)$/, path: /^body(\.keys)?\[0\](\.use)?$/, contract: "§10 Plugins: the JWKS keys carry use: sig" },
+  // §10 Plugins: API keys (docs/machine-access.md)
+  { scenario: /^api-key: /, step: "create without a session", path: "code", betterAuth: "UNAUTHORIZED_SESSION", portcullis: "UNAUTHORIZED", contract: "§3 Sessions: no session on an endpoint that needs one is 401 UNAUTHORIZED" },
+  ...["change-password with the key", "create a key with the key", "revoke-sessions with the key"].map(
+    (step): Allowed => ({ scenario: "api-key: x-api-key sessions", step, path: WHOLE_STEP, contract: "§6 Admin: a session backed by an API key never creates lasting access nor touches account security: 403 API_KEY_SESSION_NOT_ALLOWED (one guard with the impersonation limits)" }),
+  ),
+  ...([["authToken", true], ["sessionCookie", "set"]] as const).map(
+    ([path, betterAuth]): Allowed => ({ scenario: "api-key: x-api-key sessions", step: "update-user with the key", path, betterAuth, portcullis: A, contract: "§10 Plugins: API keys are shown once: a key-backed request never turns the key into a session cookie or a set-auth-token" }),
+  ),
+  { scenario: "api-key: x-api-key sessions", step: "get-session with the key", path: /^body\.session\.(ipAddress|userAgent|impersonatedBy)$/, portcullis: null, contract: "§10 Plugins: a key-backed session is no stored session: it carries no client address or agent (§2 Records: impersonatedBy is null, never absent)" },
   // §10 Plugins beyond the seed: passwordless (magic links, email one-time codes)
   {
     scenario: "magic link: made-up tokens and foreign callbacks",

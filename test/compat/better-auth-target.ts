@@ -12,6 +12,7 @@ import { toNodeHandler } from "better-auth/node";
 import { admin, bearer, deviceAuthorization, emailOTP, jwt, magicLink, twoFactor, username } from "better-auth/plugins";
 import { passkey } from "@better-auth/passkey";
 import { defaultRoles } from "better-auth/plugins/admin/access";
+import { apiKey } from "@better-auth/api-key";
 import type { TestOidcProvider } from "../harness/oidc.ts";
 import { loopbackProviders, verifyLoopbackIdToken } from "./better-auth-providers.ts";
 import { BASE_PATH, MailCursor, PASSKEY_RP, SECRET, sleep, TWO_FACTOR_ISSUER, type ReadableMail, type Target, type Variant } from "./targets.ts";
@@ -79,6 +80,8 @@ export async function startBetterAuth(port: number, oidc: TestOidcProvider): Pro
       }),
       passkey({ rpID: PASSKEY_RP.id, rpName: PASSKEY_RP.name }),
       jwt(),
+      // Portcullis' defaults where better-auth's differ on purpose (docs/machine-access.md): keys act as their owner, prefix pc_.
+      apiKey({ enableSessionForAPIKeys: true, defaultPrefix: "pc_" }),
       // Passwordless (docs/wire-contract.md §10): the link and the code land in the same mail list.
       // Tokens and codes hashed at rest, as Portcullis stores them (its wire does not change with it).
       magicLink({ sendMagicLink: async ({ email, url }) => mail(email, url), storeToken: "hashed" }),

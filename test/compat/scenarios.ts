@@ -5,6 +5,7 @@ import { adminScenarios } from "./scenarios/admin.ts";
 import { device } from "./scenarios/device.ts";
 import { emailPassword } from "./scenarios/email-password.ts";
 import { jwt } from "./scenarios/jwt.ts";
+import { apiKey } from "./scenarios/api-key.ts";
 import { mail } from "./scenarios/mail.ts";
 import { misc } from "./scenarios/misc.ts";
 import { passkey } from "./scenarios/passkey.ts";
@@ -24,6 +25,7 @@ export const scenarios: Scenario[] = [
   ...twoFactor,
   ...passkey,
   ...jwt,
+  ...apiKey,
   ...misc,
   ...passwordless,
 ];

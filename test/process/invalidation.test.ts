@@ -122,6 +122,41 @@ describe.runIf(testDialect === "postgres")("three instances on one PostgreSQL, e
     }
   }, 60_000);
 
+  it("an API key disabled or deleted on one instance, or its owner banned, stops on the others at once", async () => {
+    const [a, b, c] = servers as [ServerProcess, ServerProcess, ServerProcess];
+    const token = await signUp(a);
+    const keyOn = async (on: ServerProcess, key: string) => (await getJson(`${on.auth}/get-session`, { "x-api-key": key })).status;
+    const newKey = async () => {
+      const res = await postJson(`${a.auth}/api-key/create`, {}, bearer(token));
+      expect(res.status).toBe(200);
+      return res.body as { id: string; key: string };
+    };
+    // Each key is cached by the readers (60 s) before it is revoked through the writer.
+    const disabled = await newKey();
+    for (const s of [b, c]) expect(await keyOn(s, disabled.key)).toBe(200);
+    expect((await postJson(`${a.auth}/api-key/update`, { keyId: disabled.id, enabled: false }, bearer(token))).status).toBe(200);
+    for (const s of [b, c]) expect(await keyOn(s, disabled.key)).toBe(401);
+    const deleted = await newKey();
+    for (const s of [b, c]) expect(await keyOn(s, deleted.key)).toBe(200);
+    expect((await postJson(`${a.auth}/api-key/delete`, { keyId: deleted.id }, bearer(token))).status).toBe(200);
+    for (const s of [b, c]) expect(await keyOn(s, deleted.key)).toBe(401);
+    const owned = await newKey();
+    const userId = (await getJson(`${a.auth}/get-session`, bearer(token))).body.user.id as string;
+    for (const s of [b, c]) expect(await keyOn(s, owned.key)).toBe(200);
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const adminToken = await signUp(a);
+      const adminEmail = (await getJson(`${a.auth}/get-session`, bearer(adminToken))).body.user.email as string;
+      await client.query("UPDATE users SET role = 'admin' WHERE email = $1", [adminEmail]);
+      const admin = (await postJson(`${a.auth}/sign-in/email`, { email: adminEmail, password: PASSWORD })).body.token as string;
+      expect((await postJson(`${a.auth}/admin/ban-user`, { userId }, bearer(admin))).status).toBe(200);
+      for (const s of [b, c]) expect(await keyOn(s, owned.key)).toBe(401);
+    } finally {
+      await client.end();
+    }
+  }, 60_000);
+
   it("an instance that loses its listening connection stops caching until it is back, then caches and hears again", async () => {
     const [a, b] = servers as [ServerProcess, ServerProcess];
     const client = new pg.Client({ connectionString: db.url });

@@ -18,6 +18,8 @@ export const PERMISSIONS = [
   "session:list",
   "session:revoke",
   "audit:list",
+  "apiKey:list",
+  "apiKey:revoke",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

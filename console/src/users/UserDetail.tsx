@@ -7,12 +7,13 @@ import { useLoad } from "../ui/hooks.ts";
 import { Link } from "../ui/Link.tsx";
 import { PageTitle } from "../ui/PageTitle.tsx";
 import { ProblemBox } from "../ui/ProblemBox.tsx";
+import { ApiKeysPanel } from "./ApiKeysPanel.tsx";
 import { AccountsPanel, DeviceCodesPanel } from "./RecordsPanels.tsx";
 import { SessionsPanel } from "./SessionsPanel.tsx";
 import { UserActions } from "./UserActions.tsx";
 import { banState } from "./UserTable.tsx";
 
-/** One user: profile, the actions the admin's roles grant, sessions, accounts, device codes, audit trail. */
+/** One user: profile, the actions the admin's roles grant, sessions, accounts, device codes, API keys, audit trail. */
 export function UserDetail({ id }: { id: string }) {
   // Bumped by every change, so each panel reads the server's state again.
   const [version, setVersion] = useState(0);
@@ -46,6 +47,9 @@ export function UserDetail({ id }: { id: string }) {
       <Allowed to="user:get">
         <AccountsPanel userId={u.id} version={version} />
         <DeviceCodesPanel userId={u.id} version={version} />
+      </Allowed>
+      <Allowed to="apiKey:list">
+        <ApiKeysPanel userId={u.id} version={version} onChanged={changed} />
       </Allowed>
       <Allowed to="audit:list">
         <UserAudit userId={u.id} version={version} />

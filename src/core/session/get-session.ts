@@ -1,6 +1,7 @@
 import type { App } from "../../app.ts";
 import type { MaybePromise } from "../../db/session-store/index.ts";
 import type { Effects } from "../../trpc/context.ts";
+import { resolveKeyPrincipal } from "./api-key-principal.ts";
 import { resolveSession, type ResolvedSession } from "./sessions.ts";
 
 export interface GetSessionAnswer {
@@ -39,6 +40,16 @@ export function answerGetSession(
   const resolved = resolveSession(app, token);
   if (resolved instanceof Promise) return resolved.then((r) => withHeaders(app, decide(r)));
   return withHeaders(app, decide(resolved));
+}
+
+/**
+ * get-session of a request with the API-key header: the key's owner (better-auth's api-key
+ * plugin answers it so), or the key's 401/429 thrown (docs/machine-access.md). No cookie either way.
+ */
+export function answerKeySession(app: App, key: string): MaybePromise<GetSessionAnswer> {
+  const resolved = resolveKeyPrincipal(app, key);
+  if (resolved instanceof Promise) return resolved.then((r) => withHeaders(app, { resolved: r, cookie: undefined }));
+  return withHeaders(app, { resolved, cookie: undefined });
 }
 
 /** The families' headers for an answer with a session; synchronous when every family answers so. */

@@ -26,6 +26,12 @@ export function userChanged(app: App, em: EntityManager, userId: string): void {
   evictUser(app, em, userId);
 }
 
+/** An API key was disabled, changed or deleted: the principal cached under its digest goes (api-key-principal.ts). */
+export function apiKeyChanged(app: App, em: EntityManager, keyHash: string): void {
+  app.sessionCache.evictDigest(keyHash);
+  afterCommit(em, () => app.sessionCache.evictDigest(keyHash));
+}
+
 /** Sign-out: the session its token names. */
 export async function endSessionByTokenHash(app: App, em: EntityManager, tokenHash: string): Promise<number> {
   const deleted = await em.nativeDelete(Session, { tokenHash });

@@ -98,7 +98,8 @@ export function resolveSession(app: App, token: string): MaybePromise<ResolvedSe
   const digest = sha256(token);
   const now = app.clock.now();
   const cached = app.sessionCache.get(digest, now.getTime());
-  if (cached) return settle(app, digest, token, cached, now);
+  // An API key's entry (api-key-principal.ts) is no session: a key sent as a session token names none.
+  if (cached) return cached.value.apiKey ? null : settle(app, digest, token, cached, now);
   const generation = app.sessionCache.generation;
   const found = app.sessions.findByTokenHash(digest);
   const store = (row: SessionWithUser | null) =>

@@ -10,6 +10,7 @@ export { Passkey, type IPasskey } from "./passkey.ts";
 export { BetterAuthImport, type IBetterAuthImport } from "./better-auth-import.ts";
 export { JwksKey, type IJwksKey } from "./jwks-key.ts";
 export { EmailOtp, type IEmailOtp } from "./email-otp.ts";
+export { ApiKey, type IApiKey } from "./api-key.ts";
 
 import { Account } from "./account.ts";
 import { AuditEvent } from "./audit-event.ts";
@@ -24,6 +25,7 @@ import { BetterAuthImport } from "./better-auth-import.ts";
 import { JwksKey } from "./jwks-key.ts";
 
 import { EmailOtp } from "./email-otp.ts";
+import { ApiKey } from "./api-key.ts";
 
 export const entities = [
   User,
@@ -40,4 +42,5 @@ export const entities = [
   BetterAuthImport,
   JwksKey,
   EmailOtp,
+  ApiKey,
 ];

@@ -19,6 +19,8 @@ import { Migration20261201100000_jwks as SqliteJwks } from "./sqlite/Migration20
 import { Migration20261201100000_jwks as PostgresJwks } from "./postgresql/Migration20261201100000_jwks.ts";
 import { Migration20261203000000_email_otps as SqliteEmailOtps } from "./sqlite/Migration20261203000000_email_otps.ts";
 import { Migration20261203000000_email_otps as PostgresEmailOtps } from "./postgresql/Migration20261203000000_email_otps.ts";
+import { Migration20261204000000_api_keys as SqliteApiKeys } from "./sqlite/Migration20261204000000_api_keys.ts";
+import { Migration20261204000000_api_keys as PostgresApiKeys } from "./postgresql/Migration20261204000000_api_keys.ts";
 import { Migration20261207000000_audit_action_created_at as SqliteAuditActionCreatedAt } from "./sqlite/Migration20261207000000_audit_action_created_at.ts";
 import { Migration20261207000000_audit_action_created_at as PostgresAuditActionCreatedAt } from "./postgresql/Migration20261207000000_audit_action_created_at.ts";
 
@@ -35,6 +37,7 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261129000000_better_auth_imports", class: SqliteBetterAuthImports },
   { name: "Migration20261201100000_jwks", class: SqliteJwks },
   { name: "Migration20261203000000_email_otps", class: SqliteEmailOtps },
+  { name: "Migration20261204000000_api_keys", class: SqliteApiKeys },
   { name: "Migration20261207000000_audit_action_created_at", class: SqliteAuditActionCreatedAt },
 ];
 export const postgresMigrations: MigrationObject[] = [
@@ -48,5 +51,6 @@ export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261129000000_better_auth_imports", class: PostgresBetterAuthImports },
   { name: "Migration20261201100000_jwks", class: PostgresJwks },
   { name: "Migration20261203000000_email_otps", class: PostgresEmailOtps },
+  { name: "Migration20261204000000_api_keys", class: PostgresApiKeys },
   { name: "Migration20261207000000_audit_action_created_at", class: PostgresAuditActionCreatedAt },
 ];

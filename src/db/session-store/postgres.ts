@@ -1,6 +1,6 @@
 import pg from "pg";
 import type { Logger } from "pino";
-import { credentialSql, mapCredential, mapRow, SESSION_COLUMNS, type NewSessionRow, type SessionStore, type SessionWithUser, type SignInInsert } from "./types.ts";
+import { credentialSql, KEY_LOOKUP, mapCredential, mapKeyRow, mapRow, SESSION_COLUMNS, type KeyWithUser, type NewSessionRow, type SessionStore, type SessionWithUser, type SignInInsert } from "./types.ts";
 
 /**
  * Password sign-in's insert: the session row, for a user not banned at `$10`, whose row is read
@@ -39,6 +39,11 @@ export function createPostgresSessionStore(url: string, logger?: Logger): Sessio
       const res = await pool.query({ name: "portcullis_session_lookup", text: lookupText, values: [tokenHash], rowMode: "array" });
       const row = res.rows[0] as unknown[] | undefined;
       return row ? mapRow(row, date, bool) : null;
+    },
+    async findByApiKeyHash(keyHash: string): Promise<KeyWithUser | null> {
+      const res = await pool.query({ name: "portcullis_api_key_lookup", text: `${KEY_LOOKUP}$1`, values: [keyHash], rowMode: "array" });
+      const row = res.rows[0] as unknown[] | undefined;
+      return row ? mapKeyRow(row, date, bool) : null;
     },
     async findCredential(field, value) {
       const res = await pool.query({ name: `portcullis_credential_${field}`, text: credentialSql(field, "$1"), values: [value], rowMode: "array" });

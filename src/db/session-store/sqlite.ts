@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import type { AbstractSqlConnection } from "@mikro-orm/better-sqlite";
 import type { MikroORM } from "@mikro-orm/core";
-import { credentialSql, mapCredential, mapRow, SESSION_COLUMNS, type NewSessionRow, type SessionStore, type SignUpRows, type SessionWithUser, type SignInInsert } from "./types.ts";
+import { credentialSql, KEY_LOOKUP, mapCredential, mapKeyRow, mapRow, SESSION_COLUMNS, type KeyWithUser, type NewSessionRow, type SessionStore, type SignUpRows, type SessionWithUser, type SignInInsert } from "./types.ts";
 
 /** Password sign-in's insert: the session row, for a user not banned at the given time (epoch ms). */
 const SIGN_IN_INSERT = `INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at)
@@ -132,6 +132,7 @@ export function createSqliteSessionStore(file: string): SessionStore {
   const lookup = db.prepare(
     `SELECT ${SESSION_COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?`,
   ).raw(true);
+  const keyLookup = db.prepare(`${KEY_LOOKUP}?`).raw(true);
   const credential = {
     email: db.prepare(credentialSql("email", "?")).raw(true),
     username: db.prepare(credentialSql("username", "?")).raw(true),
@@ -143,6 +144,10 @@ export function createSqliteSessionStore(file: string): SessionStore {
     findByTokenHash(tokenHash: string): SessionWithUser | null {
       const row = lookup.get(tokenHash) as unknown[] | undefined;
       return row ? mapRow(row, date, bool) : null;
+    },
+    findByApiKeyHash(keyHash: string): KeyWithUser | null {
+      const row = keyLookup.get(keyHash) as unknown[] | undefined;
+      return row ? mapKeyRow(row, date, bool) : null;
     },
     async findCredential(field, value) {
       const row = credential[field].get(value) as unknown[] | undefined;

@@ -37,6 +37,26 @@ export interface SessionRow {
 export interface SessionWithUser {
   session: SessionRow;
   user: UserRow;
+  /** Set when the principal is an API key, not a session (core/session/api-key-principal.ts). */
+  apiKey?: KeyPrincipal;
+}
+
+/** An API key as the hot path reads it (docs/machine-access.md "API keys"): what decides whether it authenticates and what a use costs. */
+export interface KeyPrincipal {
+  id: string;
+  userId: string;
+  enabled: boolean;
+  expiresAt: Date | null;
+  createdAt: Date;
+  /** The per-key window (ms) and its maximum, when rate limiting applies to the key. */
+  rateLimit: { windowMs: number; max: number } | null;
+  /** `remaining` is counted (not null), with its refill when both refill fields are set. */
+  quota: { refillAmount: number; refillIntervalMs: number } | { refillAmount: null; refillIntervalMs: null } | null;
+}
+
+export interface KeyWithUser {
+  key: KeyPrincipal;
+  user: UserRow;
 }
 
 export interface Credential {
@@ -89,6 +109,8 @@ export type SignInInsert = "inserted" | "banned" | "gone";
 
 export interface SessionStore {
   findByTokenHash(tokenHash: string): MaybePromise<SessionWithUser | null>;
+  /** An API key by the SHA-256 of the key, joined to its owner: one indexed lookup, prepared once. */
+  findByApiKeyHash(keyHash: string): MaybePromise<KeyWithUser | null>;
   /** The store's own connection pool, when it has one (PostgreSQL): for GET /metrics. */
   poolStats?(): { total: number; idle: number; waiting: number };
   /** Password sign-in lookup: the user and its credential account's hash, one prepared query. */
@@ -208,4 +230,34 @@ export function mapRow(r: Row, date: DateOf, bool: BoolOf): SessionWithUser {
 /** Maps a credentialSql row: the user's columns, then the hash. */
 export function mapCredential(r: Row, date: DateOf, bool: BoolOf): Credential {
   return { user: mapUser(r, 0, date, bool), passwordHash: r[14] as string };
+}
+
+/** The API key's 10 columns, then the user's (mapKeyRow's order). */
+export const KEY_COLUMNS = `
+  k.id AS k_id, k.user_id AS k_user_id, k.enabled AS k_enabled, k.expires_at AS k_expires_at, k.created_at AS k_created_at,
+  k.rate_limit_enabled AS k_rate_limit_enabled, k.rate_limit_time_window AS k_rate_limit_time_window, k.rate_limit_max AS k_rate_limit_max,
+  k.remaining AS k_remaining, k.refill_amount AS k_refill_amount, k.refill_interval AS k_refill_interval, ${USER_COLUMNS}`;
+
+export const KEY_LOOKUP = `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = `;
+
+const num = (v: unknown): number | null => (v == null ? null : Number(v));
+
+/** Maps a KEY_COLUMNS row (pg answers bigint columns as strings). */
+export function mapKeyRow(r: Row, date: DateOf, bool: BoolOf): KeyWithUser {
+  const windowMs = num(r[6]);
+  const max = num(r[7]);
+  const refillAmount = num(r[9]);
+  const refillIntervalMs = num(r[10]);
+  return {
+    key: {
+      id: r[0] as string,
+      userId: r[1] as string,
+      enabled: bool(r[2]),
+      expiresAt: r[3] == null ? null : date(r[3]),
+      createdAt: date(r[4]),
+      rateLimit: bool(r[5]) && windowMs !== null && max !== null ? { windowMs, max } : null,
+      quota: r[8] == null ? null : refillAmount !== null && refillIntervalMs !== null ? { refillAmount, refillIntervalMs } : { refillAmount: null, refillIntervalMs: null },
+    },
+    user: mapUser(r, 11, date, bool),
+  };
 }

@@ -73,7 +73,7 @@ export const adminDoc = moduleDoc({
       access: "session",
       output: z.object({ status: z.literal(true) }),
       permissions: ["YOU_ARE_NOT_ALLOWED_TO_SET_USERS_PASSWORD"],
-      errors: ["PASSWORD_TOO_SHORT", "PASSWORD_TOO_LONG", "USER_NOT_FOUND"],
+      errors: ["PASSWORD_TOO_SHORT", "PASSWORD_TOO_LONG", "USER_NOT_FOUND", "API_KEY_SESSION_NOT_ALLOWED"],
     },
     "admin.removeUser": {
       summary: "Delete a user",
@@ -103,7 +103,7 @@ export const adminDoc = moduleDoc({
       access: "session",
       output: z.object({ session: sessionWithToken, user: userRecord }),
       permissions: ["YOU_ARE_NOT_ALLOWED_TO_IMPERSONATE_USERS", "YOU_CANNOT_IMPERSONATE_ADMINS"],
-      errors: ["USER_NOT_FOUND", "BANNED_USER"],
+      errors: ["USER_NOT_FOUND", "BANNED_USER", "API_KEY_SESSION_NOT_ALLOWED"],
     },
     "admin.stopImpersonating": {
       summary: "Stop impersonating",

@@ -61,7 +61,8 @@ export const adminRouter = router({
     .input(schema.listUsersInput)
     .query(({ ctx, input }) => listUsers(ctx.app, ctx.em, input)),
 
-  setUserPassword: withPermission("user", ["set-password"])
+  // A key must not become a password, not even someone else's (docs/machine-access.md).
+  setUserPassword: withPermission("user", ["set-password"], { account: true })
     .input(schema.setUserPasswordInput)
     .mutation(async ({ ctx, input }) => {
       await users.setUserPassword(ctx.app, ctx.em, actor(ctx), input.userId, input.newPassword);
@@ -83,7 +84,7 @@ export const adminRouter = router({
     .input(schema.userIdInput)
     .mutation(async ({ ctx, input }) => ({ user: userOut(await bans.unbanUser(ctx.app, ctx.em, actor(ctx), input.userId)) })),
 
-  impersonateUser: withPermission("user", ["impersonate"])
+  impersonateUser: withPermission("user", ["impersonate"], { account: true })
     .input(schema.userIdInput)
     .mutation(async ({ ctx, input }) => {
       // Admin targets also need impersonate-admins (decided once the target is loaded).

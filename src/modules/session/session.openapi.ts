@@ -31,8 +31,9 @@ export const sessionDoc = moduleDoc({
       access: "session",
       output: statusTrue,
       input: requireOneOf("token", "id"),
+      errors: ["API_KEY_SESSION_NOT_ALLOWED"],
     },
-    revokeSessions: { summary: "Revoke all the caller's sessions", access: "session", output: statusTrue },
-    revokeOtherSessions: { summary: "Revoke the caller's other sessions", access: "session", output: statusTrue },
+    revokeSessions: { summary: "Revoke all the caller's sessions", access: "session", output: statusTrue, errors: ["API_KEY_SESSION_NOT_ALLOWED"] },
+    revokeOtherSessions: { summary: "Revoke the caller's other sessions", access: "session", output: statusTrue, errors: ["API_KEY_SESSION_NOT_ALLOWED"] },
   },
 });

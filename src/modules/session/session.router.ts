@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { sha256 } from "../../crypto/tokens.ts";
-import { authedProcedure, publicProcedure } from "../../trpc/init.ts";
-import { answerGetSession, endSessionByTokenHash, listActiveSessions, listedToken, publicSession, revokeAllSessions, revokeOwnSession } from "../../core/index.ts";
+import { accountProcedure, authedProcedure, publicProcedure } from "../../trpc/init.ts";
+import { answerGetSession, answerKeySession, endSessionByTokenHash, listActiveSessions, listedToken, publicSession, revokeAllSessions, revokeOwnSession } from "../../core/index.ts";
 
 const revokeInput = z
   .object({ token: z.string().min(1).max(512).optional(), id: z.string().min(1).max(64).optional() })
@@ -10,7 +10,9 @@ const revokeInput = z
 export const sessionProcedures = {
   // Hot path: no output schema (PERFORMANCE.md point 3). The REST bridge calls answerGetSession directly.
   getSession: publicProcedure.query(async ({ ctx }) => {
-    const answer = await answerGetSession(ctx.app, ctx.sessionToken, ctx.tokenSource, () => ctx.readCookie("session_token"));
+    const answer = await (ctx.apiKey
+      ? answerKeySession(ctx.app, ctx.apiKey)
+      : answerGetSession(ctx.app, ctx.sessionToken, ctx.tokenSource, () => ctx.readCookie("session_token")));
     if (answer.cookie && !ctx.effects.sessionCookie) ctx.effects.sessionCookie = answer.cookie;
     if (answer.headers) Object.assign(ctx.effects.headers, answer.headers);
     return answer.resolved?.entry.body ?? null;
@@ -38,17 +40,17 @@ export const sessionProcedures = {
     }));
   }),
 
-  revokeSession: authedProcedure.input(revokeInput).mutation(async ({ ctx, input }) => {
+  revokeSession: accountProcedure.input(revokeInput).mutation(async ({ ctx, input }) => {
     await revokeOwnSession(ctx.app, ctx.em, ctx.auth.user.id, input);
     return { status: true as const };
   }),
 
-  revokeSessions: authedProcedure.mutation(async ({ ctx }) => {
+  revokeSessions: accountProcedure.mutation(async ({ ctx }) => {
     await revokeAllSessions(ctx.app, ctx.em, ctx.auth.user.id);
     return { status: true as const };
   }),
 
-  revokeOtherSessions: authedProcedure.mutation(async ({ ctx }) => {
+  revokeOtherSessions: accountProcedure.mutation(async ({ ctx }) => {
     await revokeAllSessions(ctx.app, ctx.em, ctx.auth.user.id, ctx.auth.session.id);
     return { status: true as const };
   }),

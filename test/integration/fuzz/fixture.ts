@@ -228,6 +228,15 @@ export function useFuzzServer(label: string): FuzzServer {
     return token;
   }
 
+  let userKey: string | undefined;
+  /** A key of the actor (no limits): made again when the fuzz has deleted it or the actor. */
+  async function liveKey(): Promise<string> {
+    if (userKey && (await raw("GET", `${server.auth}/get-session`, { headers: { "x-api-key": userKey } })).status === 200) return userKey;
+    const me = await raw("GET", `${server.auth}/get-session`, { headers: { authorization: `Bearer ${await liveToken("user")}` } });
+    userKey = (await server.portcullis.createApiKey({ userId: me.body.user.id as string, rateLimitEnabled: false })).key;
+    return userKey;
+  }
+
   async function authHeaders(kind: AuthKind): Promise<Record<string, string>> {
     const cookie = (t: string) => `portcullis.session_token=${t}`;
     switch (kind) {
@@ -247,6 +256,10 @@ export function useFuzzServer(label: string): FuzzServer {
         return { authorization: "Bearer \u00ff\u00fe not-a-token; drop table sessions" };
       case "garbage-cookie":
         return { cookie: "portcullis.session_token=%E0%A4%A; a=b; =; portcullis.session_token=x", origin: TEST_ORIGIN };
+      case "user-api-key":
+        return { "x-api-key": await liveKey() };
+      case "garbage-api-key":
+        return { "x-api-key": "pc_\u00ff\u00fe not-a-key; drop table api_keys" };
     }
   }
 

@@ -253,8 +253,10 @@ function objectFor(fields: Record<string, Record<string, unknown> | null>, seed:
 
 // --- requests ----------------------------------------------------------------------------
 
-export type AuthKind = "none" | "user" | "admin" | "admin-cookie" | "cookie-foreign-origin" | "cookie-null-origin" | "garbage-bearer" | "garbage-cookie";
-export const authKind = fc.constantFrom<AuthKind>("none", "user", "admin", "admin", "admin-cookie", "cookie-foreign-origin", "cookie-null-origin", "garbage-bearer", "garbage-cookie");
+export type AuthKind = "none" | "user" | "admin" | "admin-cookie" | "cookie-foreign-origin" | "cookie-null-origin" | "garbage-bearer" | "garbage-cookie" | "user-api-key" | "garbage-api-key";
+export const authKind = fc.constantFrom<AuthKind>(
+  "none", "user", "admin", "admin", "admin-cookie", "cookie-foreign-origin", "cookie-null-origin", "garbage-bearer", "garbage-cookie", "user-api-key", "garbage-api-key",
+);
 
 /** Header values fetch can send (visible ASCII, space, Latin-1). */
 const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 60 });
@@ -266,6 +268,7 @@ export const extraHeaders = fc.record(
     "accept-language": headerText,
     referer: fc.oneof(headerText, fc.constant("https://evil.example/")),
     "x-request-id": headerText,
+    "x-api-key": fc.oneof(headerText, fc.constant("pc_" + "A".repeat(43)), fc.constant("k".repeat(4000))),
   },
   { requiredKeys: [] },
 );

@@ -116,6 +116,8 @@ describe("the document follows the config", () => {
         basePath: "/auth",
         cookiePrefix: "acme",
         rateLimit: { enabled: false },
+        // API keys carry their own per-key limit (429 RATE_LIMITED on every route a key may call).
+        apiKey: { enabled: false },
       }),
     );
     expect(other.servers).toEqual([{ url: "https://id.example.test/auth" }]);

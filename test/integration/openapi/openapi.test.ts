@@ -102,6 +102,12 @@ async function enrolled(user: SignedInUser) {
   return { secret, backupCodes: res.body.backupCodes as string[], code: () => totpCode(secret, server.clock.now().getTime()) };
 }
 
+async function apiKeyOf(user: SignedInUser): Promise<{ id: string; key: string }> {
+  const res = await post(`${server.auth}/api-key/create`, {}, { bearer: user.token });
+  expect(res.status, res.text).toBe(200);
+  return res.body;
+}
+
 /** Routes whose example needs something first; every other route gets a fresh user's session (or none when public). */
 const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
   "POST /sign-up/email": async () => ({ known: { email: uniqueEmail("openapi-new"), username: `oa_new_${process.pid}_${++seq}` } }),
@@ -127,6 +133,11 @@ const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
   "POST /two-factor/verify-backup-code": async (u) => ({ bearer: u.token, known: { code: (await enrolled(u)).backupCodes[0] } }),
   "POST /admin/update-user": async () => ({ extra: { data: { name: "Renamed by an admin" } } }),
   "POST /admin/revoke-user-session": async (u) => ({ known: { sessionToken: u.token } }),
+  "GET /api-key/get": async (u) => ({ bearer: u.token, known: { id: (await apiKeyOf(u)).id } }),
+  "POST /api-key/update": async (u) => ({ bearer: u.token, known: { keyId: (await apiKeyOf(u)).id }, extra: { name: "renamed" } }),
+  "POST /api-key/delete": async (u) => ({ bearer: u.token, known: { keyId: (await apiKeyOf(u)).id } }),
+  "POST /admin/revoke-api-key": async (u) => ({ known: { keyId: (await apiKeyOf(u)).id } }),
+  "POST /api-key/verify": async (u) => ({ bearer: admin.token, known: { key: (await apiKeyOf(u)).key } }),
   "POST /admin/stop-impersonating": async (u) => {
     const res = await post(`${server.auth}/admin/impersonate-user`, { userId: u.id }, { bearer: admin.token });
     expect(res.status, res.text).toBe(200);
