@@ -12,6 +12,7 @@ import { userProcedures } from "../modules/user/index.ts";
 import { verificationProcedures } from "../modules/verification/index.ts";
 import { magicLinkRouter, signInMagicLink } from "../modules/magic-link/index.ts";
 import { emailOtpRouter, forgetPasswordRouter, signInEmailOtp } from "../modules/email-otp/index.ts";
+import { oauth2Router } from "../modules/oidc-provider/index.ts";
 import { router } from "./init.ts";
 
 const { signInSocial, ...socialProcedures } = oauthProcedures;
@@ -40,6 +41,7 @@ export const appRouter = router({
   magicLink: magicLinkRouter,
   emailOtp: emailOtpRouter,
   forgetPassword: forgetPasswordRouter,
+  oauth2: oauth2Router,
 });
 
 export type AppRouter = typeof appRouter;

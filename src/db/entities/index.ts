@@ -10,6 +10,10 @@ export { Passkey, type IPasskey } from "./passkey.ts";
 export { BetterAuthImport, type IBetterAuthImport } from "./better-auth-import.ts";
 export { JwksKey, type IJwksKey } from "./jwks-key.ts";
 export { EmailOtp, type IEmailOtp } from "./email-otp.ts";
+export {
+  OauthAccessToken, OauthClient, OauthCode, OauthConsent, OauthRefreshToken,
+  type IOauthAccessToken, type IOauthClient, type IOauthCode, type IOauthConsent, type IOauthRefreshToken,
+} from "./oauth-provider.ts";
 
 import { Account } from "./account.ts";
 import { AuditEvent } from "./audit-event.ts";
@@ -24,6 +28,7 @@ import { BetterAuthImport } from "./better-auth-import.ts";
 import { JwksKey } from "./jwks-key.ts";
 
 import { EmailOtp } from "./email-otp.ts";
+import { OauthAccessToken, OauthClient, OauthCode, OauthConsent, OauthRefreshToken } from "./oauth-provider.ts";
 
 export const entities = [
   User,
@@ -40,4 +45,9 @@ export const entities = [
   BetterAuthImport,
   JwksKey,
   EmailOtp,
+  OauthClient,
+  OauthCode,
+  OauthAccessToken,
+  OauthRefreshToken,
+  OauthConsent,
 ];

@@ -56,6 +56,9 @@ const OAUTH_ERRORS = new Set([
   "access_denied",
   "expired_token",
   "unauthorized",
+  // RFC 6750 §3.1 (the OpenID provider's userinfo)
+  "invalid_token",
+  "insufficient_scope",
 ]);
 
 const DIGEST_SKIP_TABLES = new Set(["rate_limits", "mikro_orm_migrations"]);

@@ -9,6 +9,7 @@ import { get, post, request, uniqueEmail, type Reply } from "../../harness/http.
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 import { bootstrapAdmin, PASSWORD, signUp, type SignedInUser } from "../../harness/admin-helpers.ts";
 import { dereferenced, exampleOf, schemaValidator, type Json } from "./openapi-helpers.ts";
+import { createClient } from "../../../src/modules/oidc-provider/clients.ts";
 
 /**
  * The generated document is valid OpenAPI 3.1, has exactly the routes of the table,
@@ -127,6 +128,11 @@ const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
   "POST /two-factor/verify-backup-code": async (u) => ({ bearer: u.token, known: { code: (await enrolled(u)).backupCodes[0] } }),
   "POST /admin/update-user": async () => ({ extra: { data: { name: "Renamed by an admin" } } }),
   "POST /admin/revoke-user-session": async (u) => ({ known: { sessionToken: u.token } }),
+  "GET /oauth2/public-client": async () => {
+    const app = server.portcullis.app;
+    const { client } = await createClient(app, app.orm.em.fork(), { name: "OpenAPI RP", redirectUris: ["https://rp.example.test/cb"], grantTypes: ["authorization_code"], authMethod: "none" });
+    return { known: { client_id: client.clientId } };
+  },
   "POST /admin/stop-impersonating": async (u) => {
     const res = await post(`${server.auth}/admin/impersonate-user`, { userId: u.id }, { bearer: admin.token });
     expect(res.status, res.text).toBe(200);
@@ -160,6 +166,17 @@ const REFUSED: Record<string, string> = {
   "POST /email-otp/check-verification-otp": "INVALID_OTP",
   "POST /email-otp/verify-email": "INVALID_OTP",
   "POST /email-otp/reset-password": "INVALID_OTP",
+  // The OpenID provider's endpoints need a registered client, a signed request or a token it issued
+  // (test/integration/oidc-provider drives them with real relying parties).
+  "GET /oauth2/authorize": "invalid_client",
+  "GET /oauth2/end-session": "invalid_request",
+  "GET /oauth2/userinfo": "invalid_token",
+  "POST /oauth2/userinfo": "invalid_token",
+  "POST /oauth2/consent": "INVALID_OAUTH_QUERY",
+  "POST /oauth2/continue": "INVALID_OAUTH_QUERY",
+  "POST /oauth2/introspect": "invalid_client",
+  "POST /oauth2/revoke": "invalid_client",
+  "POST /oauth2/token": "invalid_request",
 };
 
 /** The request the document describes for one operation, with values by field name. */

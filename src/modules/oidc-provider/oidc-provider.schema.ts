@@ -1,0 +1,59 @@
+import { z } from "zod";
+
+/**
+ * The OAuth endpoints' parameters. A missing or non-string parameter becomes undefined, so the
+ * procedure answers the RFC's own error (RFC 6749 §5.2 invalid_request) rather than a
+ * VALIDATION_ERROR.
+ */
+const oauthParam = z.string().max(8192).optional().catch(undefined);
+
+/** The authorization request's parameters, as the query carries them (at most 40, each short). */
+export const authorizeInput = z
+  .record(z.string().max(64), z.string().max(8192))
+  .refine((r) => Object.keys(r).length <= 40, "too many parameters");
+
+export const tokenInput = z.object({
+  grant_type: oauthParam,
+  code: oauthParam,
+  redirect_uri: oauthParam,
+  code_verifier: oauthParam,
+  refresh_token: oauthParam,
+  scope: oauthParam,
+  client_id: oauthParam,
+  client_secret: oauthParam,
+  resource: oauthParam,
+  device_code: oauthParam,
+});
+
+export const tokenOfClientInput = z.object({
+  token: oauthParam,
+  token_type_hint: oauthParam,
+  client_id: oauthParam,
+  client_secret: oauthParam,
+});
+
+export const userInfoInput = z.object({ access_token: oauthParam }).optional();
+
+export const endSessionInput = z.object({
+  id_token_hint: oauthParam,
+  client_id: oauthParam,
+  post_logout_redirect_uri: oauthParam,
+  state: oauthParam,
+});
+
+const oauthQuery = z.string().min(1, "is required").max(16384);
+
+export const consentInput = z.object({
+  accept: z.boolean(),
+  scope: z.string().max(2048).optional(),
+  oauth_query: oauthQuery,
+});
+
+export const continueInput = z.object({
+  selected: z.boolean().optional(),
+  created: z.boolean().optional(),
+  postLogin: z.boolean().optional(),
+  oauth_query: oauthQuery,
+});
+
+export const publicClientInput = z.object({ client_id: z.string().min(1, "is required").max(64) });
