@@ -238,7 +238,7 @@ export function createRequestHandler(app: App) {
         label = "oidc-page"; // the authorization flow's sign-in and consent pages, outside the base path
       } else if (req.method === "GET" && rootMetadataPath(app.config, path)) {
         label = "/.well-known"; // RFC 8414 §3.1: the issuer's path inserted after the well-known segment
-        sendJson(res, 200, providerMetadata(app.config), { "cache-control": "public, max-age=300" });
+        sendJson(res, 200, providerMetadata(app), { "cache-control": "public, max-age=300" });
       } else if (adminConsole?.matches(path)) {
         label = "admin-console";
         adminConsole.serve(req, res, path);

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { codeChallengeS256 } from "../../crypto/pkce.ts";
@@ -132,21 +133,42 @@ async function clientCredentials(app: App, em: EntityManager, client: Client, in
   );
 }
 
+/**
+ * A grant another family decides (core/registry.ts TokenGrant: the device code of RFC 8628):
+ * tokens for the user it names, within what the client may ask for; a refresh token when
+ * `offline_access` was granted, as for a code.
+ */
+async function registeredGrant(app: App, em: EntityManager, client: Client, input: TokenRequest, grantType: string): Promise<TokenResponse> {
+  const grant = app.registry.tokenGrants.find((g) => g.grantType === grantType)!;
+  const allowed = allowedScopes(app, client);
+  const redeemed = await grant.redeem(app, em, input as Record<string, string | undefined>, client.clientId);
+  const scopes = parseScopes(redeemed.scope).filter((s) => allowed.includes(s));
+  const user = await liveUser(app, em, redeemed.userId);
+  const key = await signingKey(app);
+  return inTransaction(em, (tx) =>
+    mintTokens(app, tx, {
+      clientId: client.clientId, user, sessionId: null, originSessionId: null, grantId: randomUUID(), scopes, resource: null,
+      authTime: app.clock.now(), refresh: scopes.includes("offline_access") && client.grantTypes.includes("refresh_token"),
+    }, key),
+  );
+}
+
 const GRANTS: Record<string, (app: App, em: EntityManager, client: Client, input: TokenRequest) => Promise<TokenResponse>> = {
   authorization_code: authorizationCode,
   refresh_token: refreshToken,
   client_credentials: clientCredentials,
 };
 
-export const SUPPORTED_GRANTS = Object.keys(GRANTS);
+/** Every grant type the token endpoint takes (the metadata's `grant_types_supported`). */
+export const supportedGrants = (app: App): string[] => [...Object.keys(GRANTS), ...app.registry.tokenGrants.map((g) => g.grantType)];
 
 /** POST /oauth2/token. */
 export async function token(app: App, em: EntityManager, authorization: string | null, input: TokenRequest): Promise<TokenResponse> {
   const grantType = input.grant_type;
   if (!grantType) throw new OAuthError("INVALID_REQUEST", "grant_type is required");
-  const handler = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
-  if (!handler) throw new OAuthError("UNSUPPORTED_GRANT_TYPE", "unsupported grant_type");
+  const builtIn = Object.hasOwn(GRANTS, grantType) ? GRANTS[grantType] : undefined;
+  if (!builtIn && !app.registry.tokenGrants.some((g) => g.grantType === grantType)) throw new OAuthError("UNSUPPORTED_GRANT_TYPE", "unsupported grant_type");
   const client = await authenticateClient(app, em, authorization, input, { allowPublic: grantType !== "client_credentials" });
   requireGrantType(client, grantType);
-  return handler(app, em, client, input);
+  return builtIn ? builtIn(app, em, client, input) : registeredGrant(app, em, client, input, grantType);
 }

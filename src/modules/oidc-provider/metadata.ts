@@ -1,12 +1,14 @@
+import type { App } from "../../app.ts";
 import type { ResolvedConfig } from "../../config/index.ts";
 import { endpointOf, issuerOf } from "./oidc-provider.rules.ts";
-import { SUPPORTED_GRANTS } from "./grants.ts";
+import { supportedGrants } from "./grants.ts";
 
 /**
  * RFC 8414 authorization server metadata and OpenID Connect Discovery 1.0 §3: exactly what is
  * implemented. Both documents are the same object (OIDC Discovery is a superset).
  */
-export function providerMetadata(config: ResolvedConfig) {
+export function providerMetadata(app: App) {
+  const config = app.config;
   const cfg = config.oidcProvider;
   const registration = cfg.registration.open || cfg.registration.initialAccessToken !== undefined;
   const clientAuth = ["client_secret_basic", "client_secret_post"];
@@ -23,7 +25,7 @@ export function providerMetadata(config: ResolvedConfig) {
     scopes_supported: cfg.scopes,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
-    grant_types_supported: SUPPORTED_GRANTS,
+    grant_types_supported: supportedGrants(app),
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: [config.jwt.alg],
     token_endpoint_auth_methods_supported: [...clientAuth, "none"],
@@ -36,6 +38,7 @@ export function providerMetadata(config: ResolvedConfig) {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,
+    ...Object.assign({}, ...app.registry.tokenGrants.map((g) => g.metadata?.(app) ?? {})),
   };
 }
 

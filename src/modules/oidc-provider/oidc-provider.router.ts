@@ -25,7 +25,7 @@ function answerRedirect(ctx: Context, url: string) {
 
 const metadata = procedures.public.query(({ ctx }) => {
   ctx.effects.headers["cache-control"] = "public, max-age=300";
-  return providerMetadata(ctx.app.config);
+  return providerMetadata(ctx.app);
 });
 
 export const oauth2Router = router({

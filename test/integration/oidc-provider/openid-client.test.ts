@@ -6,14 +6,14 @@
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
-import { authorizeToCallback, browserGet, REDIRECT, registerClient, signUp } from "./helpers.ts";
+import { authorizeToCallback, browserGet, browserPost, REDIRECT, registerClient, signUp } from "./helpers.ts";
 
 let server: TestServer;
 let config: oidc.Configuration;
 let clientId: string;
 
 beforeAll(async () => {
-  server = await startTestServer({}, { ownOrigin: true });
+  server = await startTestServer({ deviceAuthorization: { intervalSec: 1 } }, { ownOrigin: true });
   const client = await registerClient(server);
   clientId = client.clientId;
   config = await oidc.discovery(new URL(server.auth), client.clientId, client.clientSecret!, undefined, { execute: [oidc.allowInsecureRequests] });
@@ -92,5 +92,19 @@ describe("openid-client 6 as the relying party", () => {
     expect(session.body).toBeNull();
     // The access token was bound to that session.
     expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
+  });
+
+  it("signs a device in through the device grant (RFC 8628) and gets the provider's tokens", async () => {
+    const device = await registerClient(server, { authMethod: "none", grantTypes: ["urn:ietf:params:oauth:grant-type:device_code", "refresh_token"] });
+    const deviceConfig = await oidc.discovery(new URL(server.auth), device.clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    expect(deviceConfig.serverMetadata().device_authorization_endpoint).toBe(`${server.auth}/device/code`);
+    const started = await oidc.initiateDeviceAuthorization(deviceConfig, { scope: "openid email offline_access" });
+    const browser = await signUp(server);
+    expect((await browserGet(browser, `${server.auth}/device?user_code=${started.user_code}`)).status).toBe(200);
+    expect((await browserPost(browser, `${server.auth}/device/approve`, { userCode: started.user_code })).status).toBe(200);
+    const tokens = await oidc.pollDeviceAuthorizationGrant(deviceConfig, started);
+    expect(tokens.claims()).toMatchObject({ sub: browser.userId, aud: device.clientId, email: browser.email });
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+    expect(await oidc.fetchUserInfo(deviceConfig, tokens.access_token, browser.userId)).toMatchObject({ email: browser.email });
   });
 });
