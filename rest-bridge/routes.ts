@@ -131,6 +131,7 @@ export const routes: readonly Route[] = [
   { method: "POST", path: "/oauth2/introspect", procedure: "oauth2.introspect", input: "body", form: true },
   { method: "POST", path: "/oauth2/revoke", procedure: "oauth2.revoke", input: "body", form: true },
   { method: "GET", path: "/oauth2/end-session", procedure: "oauth2.endSession", input: "query", errorPage: true },
+  { method: "POST", path: "/oauth2/register", procedure: "oauth2.register", input: "body" },
   { method: "GET", path: "/oauth2/public-client", procedure: "oauth2.publicClient", input: "query" },
   { method: "GET", path: "/ok", procedure: "ok", input: "none" },
   { method: "GET", path: "/ready", procedure: "ready", input: "none" },

@@ -84,7 +84,7 @@ async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: 
     return sendPage(res, ctx.effects.page, headers);
   }
   if (route.html) return sendHtml(res, String(output), headers);
-  sendJson(res, 200, output ?? null, headers);
+  sendJson(res, ctx.effects.status ?? 200, output ?? null, headers);
 }
 
 /**

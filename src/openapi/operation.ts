@@ -66,7 +66,7 @@ export function operation({ route, procedure, doc, tag, operationId, writer, con
   const responses: Record<string, JsonSchema> = {};
   if (doc.redirect !== "always") {
     const content = route.html ? { "text/html": { schema: { type: "string" } } } : { "application/json": { schema: writer.output(doc.output) } };
-    responses["200"] = { description: "OK", content };
+    responses[String(doc.status ?? 200)] = { description: doc.status === 201 ? "Created" : "OK", content };
   }
   if (doc.redirect || route.errorPage) {
     const why = [

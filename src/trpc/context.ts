@@ -25,6 +25,8 @@ export interface Effects {
   /** A failure answered as a redirect (`?error=CODE`): its code, for the metrics' sign-in outcomes. */
   failure?: string;
   headers: Record<string, string>;
+  /** The REST answer's status instead of 200 (RFC 7591 §3.2.1: 201 Created). */
+  status?: number;
 }
 
 export interface Context {

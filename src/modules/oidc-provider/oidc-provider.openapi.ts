@@ -104,6 +104,23 @@ export const oidcProviderDoc = moduleDoc({
       output: z.union([redirect, z.null()]),
       oauthErrors: { INVALID_REQUEST: "invalid_request", INVALID_CLIENT: "invalid_client" },
     },
+    "oauth2.register": {
+      summary: "Dynamic client registration (RFC 7591)",
+      description:
+        "201 with the client and, for a confidential client, its secret (shown once). Open unless `oidcProvider.registration.open` is false; " +
+        "with `registration.initialAccessToken`, only `Authorization: Bearer <token>` registers (and may register client_credentials clients).",
+      access: "public",
+      switchable,
+      status: 201,
+      output: z.looseObject({ client_id: z.string(), client_id_issued_at: z.number(), redirect_uris: z.array(z.string()), grant_types: z.array(z.string()), token_endpoint_auth_method: z.string() }),
+      oauthErrors: {
+        INVALID_CLIENT_METADATA: "invalid_client_metadata",
+        INVALID_REDIRECT_URI: "invalid_redirect_uri",
+        INVALID_SCOPE: "invalid_scope",
+        INVALID_INITIAL_ACCESS_TOKEN: "invalid_token",
+        REGISTRATION_CLOSED: "access_denied",
+      },
+    },
     "oauth2.publicClient": {
       summary: "A client's public fields (for consent pages)",
       access: "public",

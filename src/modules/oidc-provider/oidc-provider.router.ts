@@ -9,6 +9,7 @@ import { endSessionRequest } from "./end-session.ts";
 import { token } from "./grants.ts";
 import { introspect, revoke, userInfo } from "./introspection.ts";
 import { providerMetadata } from "./metadata.ts";
+import { register } from "./registration.ts";
 
 /** The OpenID provider's endpoints (rest-bridge/routes.ts, `// oidc-provider`); 404 when `oidcProvider.enabled` is false. */
 const procedures = moduleProcedures("oidcProvider", (config) => config.oidcProvider.enabled);
@@ -64,6 +65,14 @@ export const oauth2Router = router({
   endSession: procedures.public.input(schema.endSessionInput).query(async ({ ctx, input }) => {
     const url = await endSessionRequest(ctx.app, ctx.em, input);
     return url === null ? null : answerRedirect(ctx, url);
+  }),
+
+  // RFC 7591
+  register: procedures.public.input(schema.registerInput).mutation(async ({ ctx, input }) => {
+    Object.assign(ctx.effects.headers, NO_CACHE);
+    const answer = await register(ctx.app, ctx.em, ctx.req.authorization, input);
+    ctx.effects.status = 201;
+    return answer;
   }),
 
   // What the consent page shows of a client (no secrets, no redirect URIs).

@@ -57,3 +57,6 @@ export const continueInput = z.object({
 });
 
 export const publicClientInput = z.object({ client_id: z.string().min(1, "is required").max(64) });
+
+/** RFC 7591 metadata, checked by the service (registration.ts) so that a bad field answers invalid_client_metadata. */
+export const registerInput = z.record(z.string().max(64), z.unknown()).refine((r) => Object.keys(r).length <= 40, "too many fields");

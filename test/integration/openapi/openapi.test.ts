@@ -177,6 +177,7 @@ const REFUSED: Record<string, string> = {
   "POST /oauth2/introspect": "invalid_client",
   "POST /oauth2/revoke": "invalid_client",
   "POST /oauth2/token": "invalid_request",
+  "POST /oauth2/register": "invalid_redirect_uri",
 };
 
 /** The request the document describes for one operation, with values by field name. */
