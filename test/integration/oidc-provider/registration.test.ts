@@ -78,7 +78,7 @@ describe("registration settings", () => {
       expect((await register({ redirect_uris: [REDIRECT] }, "wrong-token-wrong-token", gated)).body.error).toBe("invalid_token");
       const ok = await register({ redirect_uris: [REDIRECT], grant_types: ["authorization_code", "client_credentials"] }, "initial-access-token-0123456789", gated);
       expect(ok.status).toBe(201);
-      const meta = await fetch(`${closed.auth}/.well-known/openid-configuration`).then((r) => r.json());
+      const meta = (await fetch(`${closed.auth}/.well-known/openid-configuration`).then((r) => r.json())) as Record<string, unknown>;
       expect(meta.registration_endpoint).toBeUndefined();
     } finally {
       await closed.close();
