@@ -78,10 +78,14 @@ function checkRequest(app: App, req: ValidRequest): string[] {
   const unknown = scopes.filter((s) => !allowed.includes(s));
   if (unknown.length) fail(app, req, "invalid_scope", `invalid scopes: ${unknown.join(" ")}`);
   if (scopes.length === 0) fail(app, req, "invalid_scope", "scope is required");
-  // RFC 7636 and RFC 9700 §2.1.1: S256 for everyone; plain and a missing method are refused.
-  if (!p.code_challenge) fail(app, req, "invalid_request", "code_challenge is required (PKCE, S256)");
-  if (p.code_challenge_method !== "S256") fail(app, req, "invalid_request", "code_challenge_method must be S256");
-  if (!PKCE_VALUE.test(p.code_challenge)) fail(app, req, "invalid_request", "code_challenge is malformed");
+  // RFC 7636 and RFC 9700 §2.1.1: S256 for everyone (a confidential client may go without when
+  // `requirePkce` is off); plain and a missing method are refused.
+  const pkceOptional = !app.config.oidcProvider.requirePkce && !req.client.isPublic;
+  if (p.code_challenge || p.code_challenge_method || !pkceOptional) {
+    if (!p.code_challenge) fail(app, req, "invalid_request", "code_challenge is required (PKCE, S256)");
+    if (p.code_challenge_method !== "S256") fail(app, req, "invalid_request", "code_challenge_method must be S256");
+    if (!PKCE_VALUE.test(p.code_challenge)) fail(app, req, "invalid_request", "code_challenge is malformed");
+  }
   const prompts = parseScopes(p.prompt);
   if (prompts.some((x) => !PROMPTS.has(x))) fail(app, req, "invalid_request", "unsupported prompt value");
   if (prompts.includes("none") && prompts.length > 1) fail(app, req, "invalid_request", "prompt=none cannot be combined");
@@ -127,7 +131,8 @@ async function issueCode(app: App, em: EntityManager, req: ValidRequest, session
     user: session.user.id as never,
     sessionId: session.session.id,
     redirectUri: req.redirectUri,
-    codeChallenge: p.code_challenge!,
+    // Empty: no PKCE (a confidential client, requirePkce off); the token request then must not send a verifier.
+    codeChallenge: p.code_challenge ?? "",
     scopes: scopes.join(" "),
     nonce: p.nonce ?? null,
     resource: p.resource ?? null,

@@ -46,7 +46,7 @@ function requireGrantType(client: Client, grantType: string): void {
  */
 async function authorizationCode(app: App, em: EntityManager, client: Client, input: TokenRequest): Promise<TokenResponse> {
   if (!input.code || input.code.length > 256) throw new OAuthError("INVALID_REQUEST", "code is required");
-  if (!input.code_verifier || !PKCE_VALUE.test(input.code_verifier)) throw invalidGrant("code_verifier is missing or malformed");
+  if (input.code_verifier !== undefined && !PKCE_VALUE.test(input.code_verifier)) throw invalidGrant("code_verifier is malformed");
   const row = await em.findOne(OauthCode, { codeHash: sha256(input.code) }, { disableIdentityMap: true });
   if (!row) throw invalidGrant("invalid code");
   const now = app.clock.now();
@@ -58,7 +58,10 @@ async function authorizationCode(app: App, em: EntityManager, client: Client, in
   if (row.clientId !== client.clientId) throw invalidGrant("the code was issued to another client");
   if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the code has expired");
   if (input.redirect_uri !== row.redirectUri) throw invalidGrant("redirect_uri does not match the authorization request");
-  if (!constantTimeEqual(codeChallengeS256(input.code_verifier), row.codeChallenge)) throw invalidGrant("code_verifier does not match the code_challenge");
+  // RFC 9700 §4.8.2: a verifier for a code issued without a challenge is a downgrade attempt.
+  if (row.codeChallenge === "" ? input.code_verifier !== undefined : !input.code_verifier || !constantTimeEqual(codeChallengeS256(input.code_verifier), row.codeChallenge)) {
+    throw invalidGrant("code_verifier does not match the code_challenge");
+  }
   // The session that approved it must still be there: a sign-out in between ends the grant.
   const session = await em.findOne(Session, { id: row.sessionId }, { disableIdentityMap: true, fields: ["id", "expiresAt"] });
   if (!session || session.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the session that approved the code has ended");

@@ -15,6 +15,11 @@ export const oidcProviderConfig = z
     idTokenExpiresInSec: z.number().int().min(60).max(24 * 3600).default(3600),
     /** Lifetime of a refresh token (each rotation issues a new one with a fresh lifetime). */
     refreshTokenExpiresInSec: z.number().int().min(300).max(365 * 24 * 3600).default(30 * 24 * 3600),
+    /**
+     * PKCE (S256) on every authorization request. Public clients always need it; false lets a
+     * confidential client that cannot do PKCE (an older library) omit it. `plain` is never accepted.
+     */
+    requirePkce: z.boolean().default(true),
     /** The scopes clients may ask for. */
     scopes: z.array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/)).min(1).max(64).default(["openid", "profile", "email", "offline_access"]),
     /** An app's own sign-in page instead of the built-in `{publicUrl}/sign-in` (gets the signed `oauth_query`). */
