@@ -53,6 +53,8 @@ export const coreErrors = {
   YOU_ARE_NOT_ALLOWED_TO_LIST_USERS_SESSIONS: [403, "You are not allowed to list users sessions"],
   YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS: [403, "You are not allowed to revoke users sessions"],
   YOU_ARE_NOT_ALLOWED_TO_LIST_AUDIT_EVENTS: [403, "You are not allowed to list audit events"],
+  YOU_ARE_NOT_ALLOWED_TO_CREATE_OAUTH_CLIENTS: [403, "You are not allowed to create OAuth clients"],
+  YOU_ARE_NOT_ALLOWED_TO_UPDATE_OAUTH_CLIENTS: [403, "You are not allowed to update OAuth clients"],
   // 404
   NOT_FOUND: [404, "Not found"],
   USER_NOT_FOUND: [404, "User not found"],

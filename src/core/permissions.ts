@@ -21,6 +21,8 @@ export const STATEMENTS = {
   ],
   session: ["list", "revoke", "delete"],
   audit: ["list"],
+  // The OpenID provider's clients (docs/oidc-provider.md "Clients"): /admin/oauth2/create-client, update-client.
+  oauthClient: ["create", "update"],
 } as const;
 
 export type Resource = keyof typeof STATEMENTS;
@@ -36,6 +38,7 @@ export const roleGrantsSchema = z
     user: z.array(z.enum(STATEMENTS.user)).optional(),
     session: z.array(z.enum(STATEMENTS.session)).optional(),
     audit: z.array(z.enum(STATEMENTS.audit)).optional(),
+    oauthClient: z.array(z.enum(STATEMENTS.oauthClient)).optional(),
   })
   .strict();
 
@@ -45,6 +48,7 @@ export const BUILT_IN_ROLES: Readonly<Record<string, RoleGrants>> = {
     user: STATEMENTS.user.filter((a) => a !== "impersonate-admins"),
     session: STATEMENTS.session,
     audit: STATEMENTS.audit,
+    oauthClient: STATEMENTS.oauthClient,
   },
   user: {},
 };
@@ -127,6 +131,7 @@ const DENIED: { [R in Resource]: Record<Action<R>, ErrorCode> } = {
     delete: "YOU_ARE_NOT_ALLOWED_TO_REVOKE_USERS_SESSIONS",
   },
   audit: { list: "YOU_ARE_NOT_ALLOWED_TO_LIST_AUDIT_EVENTS" },
+  oauthClient: { create: "YOU_ARE_NOT_ALLOWED_TO_CREATE_OAUTH_CLIENTS", update: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_OAUTH_CLIENTS" },
 };
 
 /** Throws the 403 of the first action the user's roles do not grant. */

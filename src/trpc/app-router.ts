@@ -12,7 +12,7 @@ import { userProcedures } from "../modules/user/index.ts";
 import { verificationProcedures } from "../modules/verification/index.ts";
 import { magicLinkRouter, signInMagicLink } from "../modules/magic-link/index.ts";
 import { emailOtpRouter, forgetPasswordRouter, signInEmailOtp } from "../modules/email-otp/index.ts";
-import { oauth2Router } from "../modules/oidc-provider/index.ts";
+import { adminOauth2Router, oauth2Router } from "../modules/oidc-provider/index.ts";
 import { router } from "./init.ts";
 
 const { signInSocial, ...socialProcedures } = oauthProcedures;
@@ -33,7 +33,7 @@ export const appRouter = router({
   ...socialProcedures,
   twoFactor: twoFactorRouter,
   device: deviceRouter,
-  admin: router({ ...adminRouter._def.record, resetTwoFactor }),
+  admin: router({ ...adminRouter._def.record, resetTwoFactor, oauth2: adminOauth2Router }),
   passkey: passkeyRouter,
   ok: okProcedure,
   ready: readyProcedure,

@@ -3,6 +3,7 @@ import type { Family } from "../../core/index.ts";
 import { OauthAccessToken, OauthCode, OauthConsent, OauthRefreshToken } from "../../db/entities/index.ts";
 
 export { oauth2Router } from "./oidc-provider.router.ts";
+export { adminOauth2Router } from "./management.router.ts";
 export { oidcProviderDoc } from "./oidc-provider.openapi.ts";
 export { serveOidcPage } from "./pages.ts";
 export { rootMetadataPath, providerMetadata } from "./metadata.ts";

@@ -23,4 +23,5 @@ export const oidcProviderErrors = {
   OAUTH_QUERY_OF_ANOTHER_SESSION: [403, "This authorization request belongs to another session"],
   // 404
   OAUTH_CLIENT_NOT_FOUND: [404, "OAuth client not found"],
+  OAUTH_CONSENT_NOT_FOUND: [404, "OAuth consent not found"],
 } as const satisfies ErrorTable;

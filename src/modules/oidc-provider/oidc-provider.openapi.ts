@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { moduleDoc } from "../../openapi/doc.ts";
+import { managementOperations } from "./management-doc.ts";
 
 const switchable = true;
 const redirect = z.object({ redirect: z.literal(true), url: z.string() });
@@ -27,6 +28,7 @@ export const oidcProviderDoc = moduleDoc({
     "client credentials, userinfo, introspection (RFC 7662), revocation (RFC 7009), RP-initiated logout. Errors of the OAuth endpoints in RFC 6749 §5.2's shape. " +
     "Off (404) when `oidcProvider.enabled` is false.",
   operations: {
+    ...managementOperations,
     "oauth2.openidConfiguration": { summary: "OpenID Connect Discovery 1.0 metadata", access: "public", switchable, output: metadata },
     "oauth2.authorizationServer": { summary: "RFC 8414 authorization server metadata", access: "public", switchable, output: metadata },
     "oauth2.authorize": {

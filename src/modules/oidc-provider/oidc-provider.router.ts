@@ -10,6 +10,7 @@ import { token } from "./grants.ts";
 import { introspect, revoke, userInfo } from "./introspection.ts";
 import { providerMetadata } from "./metadata.ts";
 import { register } from "./registration.ts";
+import { managementProcedures } from "./management.router.ts";
 
 /** The OpenID provider's endpoints (rest-bridge/routes.ts, `// oidc-provider`); 404 when `oidcProvider.enabled` is false. */
 const procedures = moduleProcedures("oidcProvider", (config) => config.oidcProvider.enabled);
@@ -30,6 +31,7 @@ const metadata = procedures.public.query(({ ctx }) => {
 });
 
 export const oauth2Router = router({
+  ...managementProcedures,
   openidConfiguration: metadata,
   authorizationServer: metadata,
 

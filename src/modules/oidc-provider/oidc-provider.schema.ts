@@ -60,3 +60,35 @@ export const publicClientInput = z.object({ client_id: z.string().min(1, "is req
 
 /** RFC 7591 metadata, checked by the service (registration.ts) so that a bad field answers invalid_client_metadata. */
 export const registerInput = z.record(z.string().max(64), z.unknown()).refine((r) => Object.keys(r).length <= 40, "too many fields");
+
+/** Client metadata of the management endpoints (RFC 7591 names; checked again by the service). */
+export const clientFields = z.object({
+  redirect_uris: z.array(z.string().max(2048)).max(20).optional(),
+  post_logout_redirect_uris: z.array(z.string().max(2048)).max(20).optional(),
+  token_endpoint_auth_method: z.enum(["client_secret_basic", "client_secret_post", "none"]).optional(),
+  grant_types: z.array(z.string().max(128)).max(8).optional(),
+  response_types: z.array(z.string().max(32)).max(4).optional(),
+  client_name: z.string().max(255).optional(),
+  client_uri: z.string().max(2048).optional(),
+  logo_uri: z.string().max(2048).optional(),
+  tos_uri: z.string().max(2048).optional(),
+  policy_uri: z.string().max(2048).optional(),
+  scope: z.string().max(2048).optional(),
+  contacts: z.array(z.string().max(320)).max(10).optional(),
+  software_id: z.string().max(255).optional(),
+  software_version: z.string().max(255).optional(),
+  type: z.enum(["web", "native", "user-agent-based"]).optional(),
+});
+
+export const adminClientFields = clientFields.extend({
+  skip_consent: z.boolean().optional(),
+  disabled: z.boolean().optional(),
+  metadata: z.record(z.string().max(64), z.unknown()).optional(),
+});
+
+export const clientIdInput = z.object({ client_id: z.string().min(1, "is required").max(64) });
+export const updateClientInput = clientIdInput.extend({ update: clientFields });
+export const adminUpdateClientInput = clientIdInput.extend({ update: adminClientFields });
+
+export const consentIdInput = z.object({ id: z.string().min(1, "is required").max(64) });
+export const updateConsentInput = consentIdInput.extend({ update: z.object({ scopes: z.array(z.string().max(128)).max(64) }) });

@@ -10,6 +10,8 @@ import { startTestServer, type TestServer } from "../../harness/server.ts";
 import { bootstrapAdmin, PASSWORD, signUp, type SignedInUser } from "../../harness/admin-helpers.ts";
 import { dereferenced, exampleOf, schemaValidator, type Json } from "./openapi-helpers.ts";
 import { createClient } from "../../../src/modules/oidc-provider/clients.ts";
+import { recordConsent } from "../../../src/modules/oidc-provider/consent.ts";
+import { OauthConsent } from "../../../src/db/entities/index.ts";
 
 /**
  * The generated document is valid OpenAPI 3.1, has exactly the routes of the table,
@@ -103,6 +105,22 @@ async function enrolled(user: SignedInUser) {
   return { secret, backupCodes: res.body.backupCodes as string[], code: () => totpCode(secret, server.clock.now().getTime()) };
 }
 
+/** An OpenID provider client (owned by `userId`), registered through the service. */
+async function oauthClient(userId: string | null, authMethod: "none" | "client_secret_basic" = "none"): Promise<string> {
+  const app = server.portcullis.app;
+  const { client } = await createClient(app, app.orm.em.fork(), { name: "OpenAPI RP", redirectUris: ["https://rp.example.test/cb"], grantTypes: ["authorization_code"], authMethod, userId });
+  return client.clientId;
+}
+
+/** A consent of `userId` to a new client; its id. */
+async function oauthConsent(userId: string): Promise<string> {
+  const app = server.portcullis.app;
+  const em = app.orm.em.fork();
+  const clientId = await oauthClient(null);
+  await recordConsent(app, em, userId, clientId, ["openid"]);
+  return (await em.findOneOrFail(OauthConsent, { clientId })).id;
+}
+
 /** Routes whose example needs something first; every other route gets a fresh user's session (or none when public). */
 const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
   "POST /sign-up/email": async () => ({ known: { email: uniqueEmail("openapi-new"), username: `oa_new_${process.pid}_${++seq}` } }),
@@ -128,11 +146,17 @@ const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
   "POST /two-factor/verify-backup-code": async (u) => ({ bearer: u.token, known: { code: (await enrolled(u)).backupCodes[0] } }),
   "POST /admin/update-user": async () => ({ extra: { data: { name: "Renamed by an admin" } } }),
   "POST /admin/revoke-user-session": async (u) => ({ known: { sessionToken: u.token } }),
-  "GET /oauth2/public-client": async () => {
-    const app = server.portcullis.app;
-    const { client } = await createClient(app, app.orm.em.fork(), { name: "OpenAPI RP", redirectUris: ["https://rp.example.test/cb"], grantTypes: ["authorization_code"], authMethod: "none" });
-    return { known: { client_id: client.clientId } };
-  },
+  "GET /oauth2/public-client": async () => ({ known: { client_id: await oauthClient(null) } }),
+  "GET /oauth2/get-client": async (u) => ({ bearer: u.token, known: { client_id: await oauthClient(u.id) } }),
+  "POST /oauth2/update-client": async (u) => ({ bearer: u.token, known: { client_id: await oauthClient(u.id) }, extra: { update: { client_name: "Renamed" } } }),
+  "POST /oauth2/delete-client": async (u) => ({ bearer: u.token, known: { client_id: await oauthClient(u.id) } }),
+  "POST /oauth2/client/rotate-secret": async (u) => ({ bearer: u.token, known: { client_id: await oauthClient(u.id, "client_secret_basic") } }),
+  "GET /oauth2/get-consent": async (u) => ({ bearer: u.token, known: { id: await oauthConsent(u.id) } }),
+  "POST /oauth2/update-consent": async (u) => ({ bearer: u.token, known: { id: await oauthConsent(u.id) }, extra: { update: { scopes: ["openid"] } } }),
+  "POST /oauth2/delete-consent": async (u) => ({ bearer: u.token, known: { id: await oauthConsent(u.id) } }),
+  "POST /admin/oauth2/update-client": async () => ({ known: { client_id: await oauthClient(null) }, extra: { update: { client_name: "Renamed" } } }),
+  "POST /oauth2/create-client": async () => ({ extra: { redirect_uris: ["https://rp.example.test/cb"] } }),
+  "POST /admin/oauth2/create-client": async () => ({ extra: { redirect_uris: ["https://rp.example.test/cb"] } }),
   "POST /admin/stop-impersonating": async (u) => {
     const res = await post(`${server.auth}/admin/impersonate-user`, { userId: u.id }, { bearer: admin.token });
     expect(res.status, res.text).toBe(200);
