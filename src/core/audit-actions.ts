@@ -21,6 +21,10 @@ export const AUDIT_ACTIONS = [
   "magic-link-sign-in",
   "email-otp-sign-in",
   "email-otp-reset-password",
+  // The OpenID provider (docs/oidc-provider.md "Audit"): a user's grants, and clients made.
+  "oauth-consent",
+  "oauth-consent-revoked",
+  "oauth-client-created",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -4,6 +4,7 @@ import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { OauthAccessToken, OauthClient, OauthCode, OauthConsent, OauthRefreshToken } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { AuthError, OAuthError } from "../../errors.ts";
+import { recordAudit, type Actor } from "../../core/index.ts";
 import { clientOf, createClient, findClient, type Client } from "./clients.ts";
 import { checkMetadata, clientAnswer } from "./registration.ts";
 
@@ -53,7 +54,7 @@ async function anyClient(em: EntityManager, clientId: string): Promise<Client> {
 }
 
 /** POST /oauth2/create-client (owned by the caller) and /admin/oauth2/create-client (owned by no one). */
-export async function createManagedClient(app: App, em: EntityManager, body: ClientFields, owner: { userId: string } | { admin: true }) {
+export async function createManagedClient(app: App, em: EntityManager, actor: Actor & { userId: string }, body: ClientFields, owner: { userId: string } | { admin: true }) {
   const m = checkMetadata(app, metadataOf(body), { trusted: true });
   const scopes = (m.scope ?? "").split(" ").filter(Boolean);
   const admin = "admin" in owner;
@@ -62,6 +63,9 @@ export async function createManagedClient(app: App, em: EntityManager, body: Cli
     redirectUris: m.redirect_uris ?? [], postLogoutRedirectUris: m.post_logout_redirect_uris, grantTypes: m.grant_types,
     authMethod: m.token_endpoint_auth_method, scopes: scopes.length ? scopes : null, softwareId: m.software_id, softwareVersion: m.software_version,
     type: m.type ?? null, skipConsent: admin ? body.skip_consent : false, userId: admin ? null : owner.userId, metadata: admin ? body.metadata : undefined,
+  });
+  await recordAudit(em, app.clock, actor, {
+    action: "oauth-client-created", targetType: "user", targetId: actor.userId, metadata: { clientId: client.clientId, name: client.row.name ?? null, trusted: client.row.skipConsent },
   });
   return clientAnswer(client, secret);
 }

@@ -4,7 +4,7 @@ import type { App } from "../../app.ts";
 import { OauthConsent } from "../../db/entities/index.ts";
 import { UniqueConstraintViolationException } from "../../db/mikro-orm.ts";
 import { AuthError, OAuthError } from "../../errors.ts";
-import type { ResolvedSession } from "../../core/index.ts";
+import { recordAudit, type Actor, type ResolvedSession } from "../../core/index.ts";
 import { authorize, boundToSession, errorUrl, validateClientAndRedirect } from "./authorize.ts";
 import { parseScopes } from "./oidc-provider.rules.ts";
 import { verifyQuery } from "./signed-query.ts";
@@ -27,7 +27,7 @@ export async function recordConsent(app: App, em: EntityManager, userId: string,
  * this very session. Allowing records the consent (possibly fewer scopes than asked) and goes on
  * to the code; denying sends the client RFC 6749 §4.1.2.1 access_denied.
  */
-export async function decideConsent(app: App, em: EntityManager, auth: ResolvedSession, input: { accept: boolean; scope?: string | undefined; oauth_query: string }) {
+export async function decideConsent(app: App, em: EntityManager, auth: ResolvedSession, actor: Actor, input: { accept: boolean; scope?: string | undefined; oauth_query: string }) {
   const signed = verifyQuery(app, input.oauth_query);
   if (!boundToSession(signed.sessionDigest, auth.session.id)) throw new AuthError("OAUTH_QUERY_OF_ANOTHER_SESSION");
   const req = await validateClientAndRedirect(app, em, signed.params);
@@ -36,6 +36,7 @@ export async function decideConsent(app: App, em: EntityManager, auth: ResolvedS
   const chosen = input.scope !== undefined ? parseScopes(input.scope) : requested;
   if (chosen.length === 0 || chosen.some((s) => !requested.includes(s))) throw new OAuthError("INVALID_SCOPE", "scope must be a subset of the requested scopes", "invalid_scope");
   await recordConsent(app, em, auth.user.id, req.client.clientId, chosen);
+  await recordAudit(em, app.clock, actor, { action: "oauth-consent", targetType: "user", targetId: auth.user.id, metadata: { clientId: req.client.clientId, scopes: chosen } });
   const params = { ...signed.params, scope: chosen.join(" ") };
   const url = await authorize(app, em, params, { session: auth, signedAt: signed.issuedAt, consented: true });
   return { redirect: true as const, url };

@@ -3,7 +3,7 @@ import type { App } from "../../app.ts";
 import { OauthAccessToken, OauthConsent, OauthRefreshToken, type IOauthConsent } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { AuthError, OAuthError } from "../../errors.ts";
-import { isUuid } from "../../core/index.ts";
+import { isUuid, recordAudit, type Actor } from "../../core/index.ts";
 import { allowedScopes, findClient } from "./clients.ts";
 
 /**
@@ -41,10 +41,12 @@ export async function updateConsent(app: App, em: EntityManager, userId: string,
   return getConsent(em, userId, row.id);
 }
 
-export async function deleteConsent(em: EntityManager, userId: string, id: string) {
+export async function deleteConsent(app: App, em: EntityManager, actor: Actor & { userId: string }, id: string) {
+  const userId = actor.userId;
   const row = await own(em, userId, id);
   await inTransaction(em, async (tx) => {
     await tx.nativeDelete(OauthConsent, { id: row.id });
+    await recordAudit(tx, app.clock, actor, { action: "oauth-consent-revoked", targetType: "user", targetId: userId, metadata: { clientId: row.clientId } });
     await tx.nativeDelete(OauthRefreshToken, { clientId: row.clientId, user: userId });
     await tx.nativeDelete(OauthAccessToken, { clientId: row.clientId, user: userId });
   });

@@ -1,4 +1,5 @@
 import { moduleProcedures, router } from "../../trpc/init.ts";
+import { actorOf } from "../../core/index.ts";
 import * as schema from "./oidc-provider.schema.ts";
 import * as clients from "./client-management.ts";
 import * as consents from "./consents.ts";
@@ -13,7 +14,7 @@ const procedures = moduleProcedures("oidcProvider", (config) => config.oidcProvi
 export const managementProcedures = {
   createClient: procedures.lastingAccess.input(schema.clientFields).mutation(async ({ ctx, input }) => {
     ctx.effects.status = 201;
-    return clients.createManagedClient(ctx.app, ctx.em, input, { userId: ctx.auth.user.id });
+    return clients.createManagedClient(ctx.app, ctx.em, actorOf(ctx.auth, ctx.req), input, { userId: ctx.auth.user.id });
   }),
   getClient: procedures.authed.input(schema.clientIdInput).query(({ ctx, input }) => clients.getOwnClient(ctx.em, ctx.auth.user.id, input.client_id)),
   getClients: procedures.authed.query(({ ctx }) => clients.listOwnClients(ctx.em, ctx.auth.user.id)),
@@ -25,14 +26,14 @@ export const managementProcedures = {
   getConsent: procedures.authed.input(schema.consentIdInput).query(({ ctx, input }) => consents.getConsent(ctx.em, ctx.auth.user.id, input.id)),
   getConsents: procedures.authed.query(({ ctx }) => consents.listConsents(ctx.em, ctx.auth.user.id)),
   updateConsent: procedures.lastingAccess.input(schema.updateConsentInput).mutation(({ ctx, input }) => consents.updateConsent(ctx.app, ctx.em, ctx.auth.user.id, input)),
-  deleteConsent: procedures.authed.input(schema.consentIdInput).mutation(({ ctx, input }) => consents.deleteConsent(ctx.em, ctx.auth.user.id, input.id)),
+  deleteConsent: procedures.authed.input(schema.consentIdInput).mutation(({ ctx, input }) => consents.deleteConsent(ctx.app, ctx.em, actorOf(ctx.auth, ctx.req), input.id)),
 };
 
 /** /admin/oauth2/*: the `oauthClient` permission, held by the admin's own session. */
 export const adminOauth2Router = router({
   createClient: procedures.withPermission("oauthClient", ["create"], { lasting: true }).input(schema.adminClientFields).mutation(async ({ ctx, input }) => {
     ctx.effects.status = 201;
-    return clients.createManagedClient(ctx.app, ctx.em, input, { admin: true });
+    return clients.createManagedClient(ctx.app, ctx.em, actorOf(ctx.auth, ctx.req), input, { admin: true });
   }),
   updateClient: procedures.withPermission("oauthClient", ["update"], { lasting: true }).input(schema.adminUpdateClientInput).mutation(({ ctx, input }) => clients.adminUpdateClient(ctx.app, ctx.em, input)),
 });

@@ -1,6 +1,7 @@
 import { router, moduleProcedures } from "../../trpc/init.ts";
 import type { Context } from "../../trpc/context.ts";
 import { AuthError } from "../../errors.ts";
+import { actorOf } from "../../core/index.ts";
 import * as schema from "./oidc-provider.schema.ts";
 import { authorize } from "./authorize.ts";
 import { findClient } from "./clients.ts";
@@ -42,7 +43,7 @@ export const oauth2Router = router({
   }),
 
   // The consent page's decision; an impersonation never consents (403).
-  consent: procedures.lastingAccess.input(schema.consentInput).mutation(({ ctx, input }) => decideConsent(ctx.app, ctx.em, ctx.auth, input)),
+  consent: procedures.lastingAccess.input(schema.consentInput).mutation(({ ctx, input }) => decideConsent(ctx.app, ctx.em, ctx.auth, actorOf(ctx.auth, ctx.req), input)),
 
   // The sign-in page's way back to the authorization request.
   // (better-auth's `selected`, `created`, `postLogin` flags are accepted; each means "go on".)

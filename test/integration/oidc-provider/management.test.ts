@@ -4,6 +4,7 @@
  * revoked (with the tokens), the admin's `oauthClient` permission and trusted clients.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AuditEvent } from "../../../src/db/entities/index.ts";
 import { bootstrapAdmin } from "../../harness/admin-helpers.ts";
 import { get, post } from "../../harness/http.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
@@ -77,6 +78,11 @@ describe("consents", () => {
     expect((await call("/oauth2/update-consent", { id, update: { scopes: ["openid"] } }, bearer)).body.scopes).toEqual(["openid"]);
     expect((await call("/oauth2/update-consent", { id, update: { scopes: ["admin"] } }, bearer)).body.error).toBe("invalid_scope");
     expect((await call("/oauth2/delete-consent", { id }, bearer)).body).toEqual({ success: true });
+    const audit = await server.portcullis.app.orm.em.fork().find(AuditEvent, { targetId: browser.userId }, { orderBy: { createdAt: "asc" } });
+    expect(audit.map((e) => [e.action, JSON.parse(e.metadata!).clientId])).toEqual([
+      ["oauth-consent", created.body.client_id],
+      ["oauth-consent-revoked", created.body.client_id],
+    ]);
     expect((await userinfo(server, tokens.access_token)).status).toBe(401);
     expect((await tokenRequest(server, { grant_type: "refresh_token", refresh_token: tokens.refresh_token }, { clientId: created.body.client_id, clientSecret: created.body.client_secret })).body.error).toBe("invalid_grant");
   });
