@@ -4,7 +4,7 @@
  * consent CSRF, and what ends a grant.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OauthClient } from "../../../src/db/entities/index.ts";
+import { OauthClient, OauthConsent, OauthRefreshToken } from "../../../src/db/entities/index.ts";
 import { post } from "../../harness/http.ts";
 import { SECOND } from "../../harness/clock.ts";
 import { bootstrapAdmin } from "../../harness/admin-helpers.ts";
@@ -191,6 +191,23 @@ describe("what ends a grant", () => {
     expect((await browserPost(browser, `${server.auth}/revoke-sessions`, {})).status).toBe(200);
     expect((await userinfo(server, tokens.access_token)).status).toBe(401);
     expect((await tokenRequest(server, { grant_type: "refresh_token", refresh_token: tokens.refresh_token }, rp)).body.error).toBe("invalid_grant");
+  });
+
+  it("a ban ends every token and consent; deleting the user takes the rest", async () => {
+    const admin = await bootstrapAdmin(server);
+    const banned = await signUp(server);
+    const a = (await exchange(...Object.values(await codeFor(banned)) as [string, string])).body;
+    expect((await post(`${server.auth}/admin/ban-user`, { userId: banned.userId }, { bearer: admin.token })).status).toBe(200);
+    expect((await userinfo(server, a.access_token)).status).toBe(401);
+    expect((await tokenRequest(server, { grant_type: "refresh_token", refresh_token: a.refresh_token }, rp)).body.error).toBe("invalid_grant");
+    const em = server.portcullis.app.orm.em.fork();
+    expect(await em.count(OauthConsent, { user: banned.userId })).toBe(0);
+
+    const removed = await signUp(server);
+    const b = (await exchange(...Object.values(await codeFor(removed)) as [string, string])).body;
+    expect((await post(`${server.auth}/admin/remove-user`, { userId: removed.userId }, { bearer: admin.token })).status).toBe(200);
+    expect((await tokenRequest(server, { grant_type: "refresh_token", refresh_token: b.refresh_token }, rp)).body.error).toBe("invalid_grant");
+    expect(await em.count(OauthRefreshToken, { user: removed.userId })).toBe(0);
   });
 
   it("a code whose session ended before the exchange is refused", async () => {
