@@ -12,6 +12,7 @@ import { passwordless } from "./scenarios/passwordless.ts";
 import { social } from "./scenarios/social.ts";
 import { twoFactor } from "./scenarios/two-factor.ts";
 import { user } from "./scenarios/user.ts";
+import { oidcProvider } from "./scenarios/oidc-provider.ts";
 
 export const scenarios: Scenario[] = [
   ...emailPassword,
@@ -26,4 +27,5 @@ export const scenarios: Scenario[] = [
   ...jwt,
   ...misc,
   ...passwordless,
+  ...oidcProvider,
 ];

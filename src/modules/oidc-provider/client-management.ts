@@ -121,7 +121,7 @@ export async function deleteOwnClient(em: EntityManager, userId: string, clientI
     await tx.nativeDelete(OauthConsent, { clientId });
     await tx.nativeDelete(OauthClient, { id: client.row.id });
   });
-  return { success: true as const };
+  return null; // better-auth answers null
 }
 
 /** A new secret, answered once; the old one stops working at once. */

@@ -50,5 +50,5 @@ export async function deleteConsent(app: App, em: EntityManager, actor: Actor & 
     await tx.nativeDelete(OauthRefreshToken, { clientId: row.clientId, user: userId });
     await tx.nativeDelete(OauthAccessToken, { clientId: row.clientId, user: userId });
   });
-  return { success: true as const };
+  return null; // better-auth answers null
 }

@@ -12,10 +12,11 @@ export const clientRecord = z.looseObject({
   token_endpoint_auth_method: z.string(),
   public: z.boolean(),
   disabled: z.boolean(),
-  skip_consent: z.boolean(),
+  skip_consent: z.literal(true).optional(),
+  user_id: z.string().optional(),
 });
 const consentRecord = z.object({ id: z.string(), clientId: z.string(), userId: z.string(), scopes: z.array(z.string()), createdAt: z.string(), updatedAt: z.string() });
-const success = z.object({ success: z.literal(true) });
+const nothing = z.null();
 const metadataErrors = {
   INVALID_CLIENT_METADATA: "invalid_client_metadata",
   INVALID_REDIRECT_URI: "invalid_redirect_uri",
@@ -26,10 +27,9 @@ const metadataErrors = {
 export const managementOperations = {
   "oauth2.createClient": {
     summary: "Register a client owned by the caller",
-    description: "201 with the secret (shown once). `skip_consent` is an admin's to set.",
+    description: "The client with its secret (shown once). `skip_consent` is an admin's to set.",
     access: "own-session",
     switchable,
-    status: 201,
     output: clientRecord,
     oauthErrors: metadataErrors,
   },
@@ -47,7 +47,7 @@ export const managementOperations = {
     summary: "Delete one of the caller's clients, with every token and consent it holds",
     access: "session",
     switchable,
-    output: success,
+    output: nothing,
     errors: ["OAUTH_CLIENT_NOT_FOUND"],
   },
   "oauth2.client.rotateSecret": {
@@ -72,14 +72,13 @@ export const managementOperations = {
     summary: "Revoke one of the caller's consents, and the client's tokens for the caller",
     access: "session",
     switchable,
-    output: success,
+    output: nothing,
     errors: ["OAUTH_CONSENT_NOT_FOUND"],
   },
   "admin.oauth2.createClient": {
     summary: "Create a client (admin: may mark it trusted with `skip_consent`)",
     access: "own-session",
     switchable,
-    status: 201,
     output: clientRecord,
     permissions: ["YOU_ARE_NOT_ALLOWED_TO_CREATE_OAUTH_CLIENTS"],
     oauthErrors: metadataErrors,

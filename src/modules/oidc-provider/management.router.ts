@@ -13,7 +13,6 @@ const procedures = moduleProcedures("oidcProvider", (config) => config.oidcProvi
 
 export const managementProcedures = {
   createClient: procedures.lastingAccess.input(schema.clientFields).mutation(async ({ ctx, input }) => {
-    ctx.effects.status = 201;
     return clients.createManagedClient(ctx.app, ctx.em, actorOf(ctx.auth, ctx.req), input, { userId: ctx.auth.user.id });
   }),
   getClient: procedures.authed.input(schema.clientIdInput).query(({ ctx, input }) => clients.getOwnClient(ctx.em, ctx.auth.user.id, input.client_id)),
@@ -32,7 +31,6 @@ export const managementProcedures = {
 /** /admin/oauth2/*: the `oauthClient` permission, held by the admin's own session. */
 export const adminOauth2Router = router({
   createClient: procedures.withPermission("oauthClient", ["create"], { lasting: true }).input(schema.adminClientFields).mutation(async ({ ctx, input }) => {
-    ctx.effects.status = 201;
     return clients.createManagedClient(ctx.app, ctx.em, actorOf(ctx.auth, ctx.req), input, { admin: true });
   }),
   updateClient: procedures.withPermission("oauthClient", ["update"], { lasting: true }).input(schema.adminUpdateClientInput).mutation(({ ctx, input }) => clients.adminUpdateClient(ctx.app, ctx.em, input)),

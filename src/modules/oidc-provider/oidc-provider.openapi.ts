@@ -129,6 +129,7 @@ export const oidcProviderDoc = moduleDoc({
       switchable,
       output: z.object({
         client_id: z.string(),
+        redirect_uris: z.array(z.string()).describe("Always empty: better-auth's shape"),
         client_name: z.string().optional(),
         client_uri: z.string().optional(),
         logo_uri: z.string().optional(),

@@ -83,6 +83,6 @@ export const oauth2Router = router({
     const client = await findClient(ctx.em, input.client_id);
     if (!client || client.row.disabled) throw new AuthError("OAUTH_CLIENT_NOT_FOUND");
     const r = client.row;
-    return { client_id: r.clientId, client_name: r.name ?? undefined, client_uri: r.uri ?? undefined, logo_uri: r.logoUri ?? undefined, tos_uri: r.tosUri ?? undefined, policy_uri: r.policyUri ?? undefined, contacts: r.contacts ? (JSON.parse(r.contacts) as string[]) : undefined };
+    return { client_id: r.clientId, redirect_uris: [] as string[], client_name: r.name ?? undefined, client_uri: r.uri ?? undefined, logo_uri: r.logoUri ?? undefined, tos_uri: r.tosUri ?? undefined, policy_uri: r.policyUri ?? undefined, contacts: r.contacts ? (JSON.parse(r.contacts) as string[]) : undefined };
   }),
 });

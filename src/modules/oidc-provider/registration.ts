@@ -67,7 +67,10 @@ export function clientAnswer(client: Client, secret: string | null) {
   const r = client.row;
   return {
     client_id: r.clientId,
-    ...(secret ? { client_secret: secret, client_secret_expires_at: r.secretExpiresAt ? Math.floor(r.secretExpiresAt.getTime() / 1000) : 0 } : {}),
+    ...(secret ? { client_secret: secret } : {}),
+    ...(client.isPublic ? {} : { client_secret_expires_at: r.secretExpiresAt ? Math.floor(r.secretExpiresAt.getTime() / 1000) : 0 }),
+    // A row just inserted holds the owner's id itself; a loaded one a reference.
+    user_id: (typeof r.user === "string" ? (r.user as string) : r.user?.id) ?? undefined,
     client_id_issued_at: Math.floor(r.createdAt.getTime() / 1000),
     client_name: r.name ?? undefined,
     client_uri: r.uri ?? undefined,
@@ -86,7 +89,8 @@ export function clientAnswer(client: Client, secret: string | null) {
     type: r.type ?? undefined,
     public: client.isPublic,
     disabled: r.disabled,
-    skip_consent: r.skipConsent,
+    // Present only when set, as better-auth answers it.
+    skip_consent: r.skipConsent || undefined,
   };
 }
 
