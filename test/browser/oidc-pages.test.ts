@@ -81,8 +81,8 @@ describe.skipIf(!hasChromium() && !process.env.CI)("the authorization pages (hea
     const email = uniqueEmail("oidc-deny");
     expect((await post(`${server.auth}/sign-up/email`, { name: "Deny", email, password: PASSWORD })).status).toBe(200);
     const { page, problems } = await openPage();
-    await page.goto(authorizeUrl());
-    await page.fill("#email", email);
+    await page.goto(`${authorizeUrl()}&login_hint=${encodeURIComponent(email)}`);
+    expect(await page.inputValue("#email")).toBe(email);
     await page.fill("#password", "wrong-password");
     await page.click("button[type=submit]");
     await expect.poll(() => page.textContent("#status")).not.toBe("");

@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { sha256 } from "../../crypto/tokens.ts";
 import { OauthAccessToken, OauthRefreshToken, Session, User, type IOauthAccessToken } from "../../db/entities/index.ts";
+import type { UserRow } from "../../db/session-store/index.ts";
 import { OAuthError } from "../../errors.ts";
 import { isBanActive, userRow } from "../../core/index.ts";
 import { authenticateClient } from "./clients.ts";
@@ -16,8 +17,10 @@ import { revokeGrant, userClaims } from "./tokens.ts";
 
 const secondsOf = (d: Date) => Math.floor(d.getTime() / 1000);
 
-async function liveAccessToken(app: App, em: EntityManager, token: string): Promise<IOauthAccessToken | null> {
+/** The token and its user (loaded once for userinfo too); the session only when the token is bound to one. */
+async function liveAccessToken(app: App, em: EntityManager, token: string): Promise<{ row: IOauthAccessToken; user: UserRow | null } | null> {
   if (!token || token.length > 4096) return null;
+  // Two plain lookups: MikroORM's populate (a join and its hydration) costs more than the second query.
   const row = await em.findOne(OauthAccessToken, { tokenHash: sha256(token) }, { disableIdentityMap: true });
   const now = app.clock.now();
   if (!row || row.revokedAt || row.expiresAt.getTime() <= now.getTime()) return null;
@@ -25,11 +28,14 @@ async function liveAccessToken(app: App, em: EntityManager, token: string): Prom
     const session = await em.findOne(Session, { id: row.sessionId }, { disableIdentityMap: true, fields: ["id", "expiresAt"] });
     if (!session || session.expiresAt.getTime() <= now.getTime()) return null;
   }
+  let user: UserRow | null = null;
   if (row.user) {
-    const user = await em.findOne(User, { id: row.user.id }, { disableIdentityMap: true });
-    if (!user || isBanActive(userRow(user), now)) return null;
+    const found = await em.findOne(User, { id: row.user.id }, { disableIdentityMap: true });
+    if (!found) return null;
+    user = userRow(found);
+    if (isBanActive(user, now)) return null;
   }
-  return row;
+  return { row, user };
 }
 
 function invalidToken(description: string): OAuthError {
@@ -41,14 +47,13 @@ export async function userInfo(app: App, em: EntityManager, authorization: strin
   const bearer = authorization && /^bearer\s+/i.test(authorization) ? authorization.replace(/^bearer\s+/i, "").trim() : null;
   const token = bearer ?? bodyToken;
   if (!token) throw new OAuthError("INVALID_ACCESS_TOKEN", "an access token is required", "invalid_token", { "www-authenticate": 'Bearer realm="userinfo"' });
-  const row = await liveAccessToken(app, em, token);
-  if (!row || !row.user) throw invalidToken("the access token is invalid or expired");
-  const scopes = parseScopes(row.scopes);
+  const live = await liveAccessToken(app, em, token);
+  if (!live?.user) throw invalidToken("the access token is invalid or expired");
+  const scopes = parseScopes(live.row.scopes);
   if (!scopes.includes("openid")) {
     throw new OAuthError("INSUFFICIENT_SCOPE", "the access token lacks the openid scope", "insufficient_scope", { "www-authenticate": 'Bearer error="insufficient_scope", scope="openid"' });
   }
-  const user = await em.findOneOrFail(User, { id: row.user.id }, { disableIdentityMap: true });
-  return userClaims(userRow(user), scopes);
+  return userClaims(live.user, scopes);
 }
 
 export interface TokenInput {
@@ -70,7 +75,7 @@ export async function introspect(app: App, em: EntityManager, authorization: str
     return { active: true as const, token_type: "refresh_token", scope: row.scopes, client_id: row.clientId, sub: row.user.id, iat: secondsOf(row.createdAt), exp: secondsOf(row.expiresAt), iss, ...(row.sessionId ? { sid: row.sessionId } : {}) };
   };
   const tryAccess = async () => {
-    const row = await liveAccessToken(app, em, input.token!);
+    const row = (await liveAccessToken(app, em, input.token!))?.row;
     if (!row || row.clientId !== client.clientId) return null;
     return {
       active: true as const, token_type: "Bearer", scope: row.scopes, client_id: row.clientId, sub: row.user?.id ?? row.clientId,

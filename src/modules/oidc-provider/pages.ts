@@ -52,7 +52,10 @@ ${COMMON}
     if (r.data && r.data.twoFactorRedirect) { say("This account uses two-factor authentication: finish signing in from the app, then try again."); return; }
     go(await call("POST", "/oauth2/continue", { oauth_query: oauthQuery, postLogin: true }));
   });
-  $("email").focus();
+  // OIDC Core §3.1.2.1 login_hint: the address the client suggests, prefilled.
+  const hint = new URLSearchParams(oauthQuery).get("login_hint");
+  if (hint && hint.length <= 320) $("email").value = hint;
+  $(hint ? "password" : "email").focus();
 })();
 `;
 
