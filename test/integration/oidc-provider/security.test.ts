@@ -218,6 +218,17 @@ describe("what ends a grant", () => {
   });
 });
 
+describe("discovery", () => {
+  it("never takes the issuer from X-Forwarded-* headers, at every location", async () => {
+    const spoof = { "x-forwarded-host": "evil.example", "x-forwarded-proto": "https", host: "evil.example" };
+    for (const path of ["/api/auth/.well-known/openid-configuration", "/api/auth/.well-known/oauth-authorization-server", "/.well-known/oauth-authorization-server/api/auth", "/.well-known/openid-configuration/api/auth"]) {
+      const meta = (await fetch(`${server.url}${path}`, { headers: spoof }).then((r) => r.json())) as Record<string, string>;
+      expect(meta.issuer, path).toBe(server.auth);
+      expect(JSON.stringify(meta), path).not.toContain("evil.example");
+    }
+  });
+});
+
 describe("client authentication", () => {
   it("stores only the secret's SHA-256 and refuses a wrong secret (any length) with 401 invalid_client", async () => {
     const row = await server.portcullis.app.orm.em.fork().findOneOrFail(OauthClient, { clientId: rp.clientId });
