@@ -8,6 +8,7 @@ import { lastingAccessRefusal, type ResolvedSession } from "../../core/index.ts"
 import { allowedScopes, findClient, type Client } from "./clients.ts";
 import { consentPageUrl, issuerOf, loginPageUrl, parseScopes, PKCE_VALUE, redirectUriMatches, acceptableResource } from "./oidc-provider.rules.ts";
 import { sessionDigest, signQuery } from "./signed-query.ts";
+import { verifyIdTokenHint } from "./id-token-hint.ts";
 
 /**
  * The authorization endpoint (RFC 6749 §4.1.1, OIDC Core §3.1.2). Until the client and its
@@ -102,9 +103,11 @@ function checkRequest(app: App, req: ValidRequest): string[] {
   return scopes;
 }
 
-function needsLogin(app: App, req: ValidRequest, auth: AuthorizeContext): boolean {
+/** OIDC Core §3.1.2.2: a session of another user than the `id_token_hint` names is not the one asked for. */
+function needsLogin(app: App, req: ValidRequest, auth: AuthorizeContext, hintedSub: string | null): boolean {
   const session = auth.session;
   if (!session) return true;
+  if (hintedSub !== null && hintedSub !== session.user.id) return true;
   const prompts = parseScopes(req.params.prompt);
   const created = session.session.createdAt.getTime();
   if (prompts.includes("login") && !(auth.signedAt && created >= auth.signedAt.getTime())) return true;
@@ -153,7 +156,13 @@ export async function authorize(app: App, em: EntityManager, params: Record<stri
     const prompts = parseScopes(req.params.prompt);
     // docs/wire-contract.md §6: an impersonation never grants a client lasting access.
     if (auth.session && lastingAccessRefusal(auth.session)) fail(app, req, "access_denied", "an impersonation session cannot authorize clients");
-    if (needsLogin(app, req, auth)) {
+    let hintedSub: string | null = null;
+    if (req.params.id_token_hint !== undefined) {
+      const hint = await verifyIdTokenHint(app, req.params.id_token_hint);
+      if (!hint || typeof hint.sub !== "string") fail(app, req, "invalid_request", "id_token_hint is not an ID token of this issuer");
+      hintedSub = hint.sub as string;
+    }
+    if (needsLogin(app, req, auth, hintedSub)) {
       if (prompts.includes("none")) fail(app, req, "login_required", "the user is not signed in");
       return `${loginPageUrl(app.config)}?${signQuery(app, params)}`;
     }

@@ -3,9 +3,9 @@ import type { App } from "../../app.ts";
 import { Session } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { OAuthError } from "../../errors.ts";
-import { endSession, loadJose, publishedKeys } from "../../core/index.ts";
+import { endSession } from "../../core/index.ts";
 import { findClient } from "./clients.ts";
-import { issuerOf } from "./oidc-provider.rules.ts";
+import { verifyIdTokenHint } from "./id-token-hint.ts";
 
 export interface EndSessionInput {
   id_token_hint?: string | undefined;
@@ -23,17 +23,9 @@ const invalid = (description: string) => new OAuthError("INVALID_REQUEST", descr
  * third-party page cannot sign anyone out by a link.
  */
 export async function endSessionRequest(app: App, em: EntityManager, input: EndSessionInput): Promise<string | null> {
-  if (!input.id_token_hint || input.id_token_hint.length > 8192) throw invalid("id_token_hint is required");
-  const jose = await loadJose();
-  let claims: { iss?: unknown; aud?: unknown; sub?: unknown; sid?: unknown };
-  try {
-    const keys = jose.createLocalJWKSet(await publishedKeys(app));
-    const { payload } = await jose.compactVerify(input.id_token_hint, keys);
-    claims = JSON.parse(new TextDecoder().decode(payload)) as typeof claims;
-  } catch {
-    throw invalid("id_token_hint is not an ID token of this issuer");
-  }
-  if (claims.iss !== issuerOf(app.config)) throw invalid("id_token_hint is not an ID token of this issuer");
+  if (!input.id_token_hint) throw invalid("id_token_hint is required");
+  const claims = await verifyIdTokenHint(app, input.id_token_hint);
+  if (!claims) throw invalid("id_token_hint is not an ID token of this issuer");
   const audiences = typeof claims.aud === "string" ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud.filter((a): a is string => typeof a === "string") : [];
   const clientId = input.client_id ?? audiences[0];
   if (!clientId || !audiences.includes(clientId)) throw invalid("client_id does not match the ID token");

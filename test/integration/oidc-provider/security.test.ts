@@ -108,6 +108,21 @@ describe("the authorization request", () => {
     expect(await api.json()).toMatchObject({ error: "invalid_request" });
   });
 
+  it("id_token_hint: another user's session is not the one asked for (login_required with prompt=none); a forged hint is refused", async () => {
+    const alice = await signUp(server);
+    const { code, verifier } = await codeFor(alice);
+    const idToken = (await exchange(code, verifier)).body.id_token as string;
+    const bob = await signUp(server);
+    await codeFor(bob); // Bob has consented too: only the hint stands between
+    const asBob = await startAuthorize(server, bob, request(pkce(), { prompt: "none", id_token_hint: idToken }));
+    expect(asBob.searchParams.get("error")).toBe("login_required");
+    const asAlice = await startAuthorize(server, alice, request(pkce(), { prompt: "none", id_token_hint: idToken }));
+    expect(asAlice.searchParams.get("code")).toEqual(expect.any(String));
+    const [h, p] = idToken.split(".");
+    const forged = await startAuthorize(server, alice, request(pkce(), { id_token_hint: `${h}.${p}.AAAA` }));
+    expect(forged.searchParams.get("error")).toBe("invalid_request");
+  });
+
   it("prompt=none without a session answers login_required at the client", async () => {
     const res = await fetch(request(pkce(), { prompt: "none" }), { redirect: "manual" });
     const next = new URL(res.headers.get("location")!);
