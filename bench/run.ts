@@ -5,6 +5,8 @@
  *   get-session, cache off         same, every check a database lookup (a second server child)
  *   get-session by API key         vs get-session by Bearer (the same user): the key lookup and cache
  *   GET /token                     same baseline: a session check and an EdDSA-signed JWT
+ *   GET /oauth2/userinfo           vs get-session (an access token's lookup, its user, the claims)
+ *   POST /oauth2/token             vs bare node:http: client credentials (client auth, a token row written)
  *   sign-in/email                  vs raw argon2id verifies/s (same parameters, verifies in flight =
  *                                     the server's hash slots, one per core)
  *   sign-up/email                  vs raw argon2id hashes/s
@@ -99,6 +101,7 @@ interface ServerInfo {
   seedMs: number;
   cookieName: string;
   sessionCacheTtlMs: number | null;
+  oauth: { accessToken: string; basic: string };
 }
 
 async function startPortcullis(label: string, env: Record<string, string>, profile = false): Promise<{ child: Child; info: ServerInfo }> {
@@ -163,7 +166,7 @@ async function main() {
     await warmUp("sign-in", signInOpts, JIT_WARMUP);
     await warmUp("sign-up", signUpOpts, JIT_WARMUP);
 
-    const names = ["bare", "getSession", "getSessionApiKey", "getSessionCookie", "bareAgain", "getSessionUncached", "token", "argon2Verify", "signIn", "argon2Hash", "signUp"] as const;
+    const names = ["bare", "getSession", "getSessionApiKey", "getSessionCookie", "bareAgain", "getSessionUncached", "token", "userinfo", "oauthToken", "argon2Verify", "signIn", "argon2Hash", "signUp"] as const;
     const rounds = Object.fromEntries(names.map((n) => [n, [] as Measurement[]])) as Record<(typeof names)[number], Measurement[]>;
     const argonMeta: { concurrency?: number; options?: Record<string, number> } = {};
     for (let round = 1; round <= ROUNDS; round++) {
@@ -178,6 +181,9 @@ async function main() {
         await measure("GET get-session (cache off)", uncached, { url: `${uncachedInfo.url}/api/auth/get-session`, headers: { authorization: `Bearer ${uncachedInfo.token}` } }),
       );
       rounds.token.push(await measure("GET /token", server, { url: `${auth}/token`, headers: bearer }));
+      rounds.userinfo.push(await measure("GET /oauth2/userinfo", server, { url: `${auth}/oauth2/userinfo`, headers: { authorization: `Bearer ${info.oauth.accessToken}` } }));
+      const form = { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${info.oauth.basic}` };
+      rounds.oauthToken.push(await measure("POST /oauth2/token (client credentials)", server, { url: `${auth}/oauth2/token`, method: "POST", headers: form, body: "grant_type=client_credentials" }));
       const verify = await measureArgon2("verify");
       Object.assign(argonMeta, { concurrency: verify.concurrency, options: verify.options });
       rounds.argon2Verify.push(verify);
@@ -205,6 +211,8 @@ async function main() {
       figureRow("  bare node:http p99 / p50 (reference)", m.bare.p99 / m.bare.p50, "x", null),
       measuredRow("GET /get-session (cache off)", m.getSessionUncached, "req/s", "bare http", ratio(rounds.getSessionUncached, rounds.bareAgain), TARGETS.getSessionUncached, m.bareAgain),
       measuredRow("GET /token (a signed JWT)", m.token, "req/s", "bare http", ratio(rounds.token, rounds.bareAgain), TARGETS.token, m.bareAgain),
+      measuredRow("GET /oauth2/userinfo", m.userinfo, "req/s", "get-session", ratio(rounds.userinfo, rounds.getSession), null, m.getSession),
+      measuredRow("POST /oauth2/token (client credentials)", m.oauthToken, "req/s", "bare http", ratio(rounds.oauthToken, rounds.bareAgain), null, m.bareAgain),
       measuredRow(`argon2id verify (x${argonMeta.concurrency})`, m.argon2Verify, "ops/s"),
       measuredRow("POST /sign-in/email", m.signIn, "req/s", "argon2 verify", ratio(rounds.signIn, rounds.argon2Verify), TARGETS.signIn, m.argon2Verify),
       measuredRow(`argon2id hash (x${argonMeta.concurrency})`, m.argon2Hash, "ops/s"),

@@ -13,7 +13,8 @@ import { join } from "node:path";
 import { createPortcullis } from "../src/index.ts";
 import { hashPassword } from "../src/crypto/password.ts";
 import { randomToken, sha256 } from "../src/crypto/tokens.ts";
-import { Account, Session, User } from "../src/db/entities/index.ts";
+import { Account, OauthAccessToken, Session, User } from "../src/db/entities/index.ts";
+import { createClient } from "../src/modules/oidc-provider/clients.ts";
 import { reportReady, serveProbe } from "./probe.ts";
 
 export const SIGN_IN_EMAIL = "bench-signin@example.com";
@@ -78,6 +79,17 @@ const middle = Math.floor(tokens.length / 2);
 const middleSession = await portcullis.app.orm.em.fork().findOneOrFail(Session, { tokenHash: sha256(tokens[middle]!) });
 const apiKey = (await portcullis.createApiKey({ userId: middleSession.user.id, name: "bench", rateLimitEnabled: false })).key;
 
+// The OpenID provider's rows: a confidential client (client credentials at the token endpoint) and
+// an access token with `openid email profile` of a seeded user (userinfo), not bound to a session.
+const oauthEm = portcullis.app.orm.em.fork();
+const rp = await createClient(portcullis.app, oauthEm, { name: "bench", redirectUris: ["https://rp.example.test/cb"], grantTypes: ["authorization_code", "client_credentials"], authMethod: "client_secret_basic" });
+const oauthUser = await oauthEm.findOneOrFail(User, { email: SIGN_IN_EMAIL });
+const oauthAccessToken = randomToken();
+await oauthEm.insert(OauthAccessToken, {
+  id: randomUUID(), tokenHash: sha256(oauthAccessToken), clientId: rp.client.clientId, user: oauthUser.id as never, sessionId: null, grantId: null,
+  scopes: "openid email profile", resource: null, expiresAt: new Date(Date.now() + 24 * 3600 * 1000), revokedAt: null, createdAt: new Date(),
+});
+
 const url = await portcullis.listen(Number(process.env.BENCH_PORT ?? 0), "127.0.0.1");
 serveProbe(async () => {
   await portcullis.close();
@@ -92,6 +104,7 @@ reportReady({
   token: tokens[middle],
   apiKey,
   signIn: { email: SIGN_IN_EMAIL, password: SIGN_IN_PASSWORD },
+  oauth: { accessToken: oauthAccessToken, basic: Buffer.from(`${rp.client.clientId}:${rp.secret}`).toString("base64") },
   publicUrl: portcullis.app.config.publicUrl,
   cookieName: portcullis.app.cookieName,
   threadPoolSize: Number(process.env.UV_THREADPOOL_SIZE) || 4,

@@ -4,6 +4,7 @@ import type { App } from "../src/app.ts";
 import { AuthError } from "../src/errors.ts";
 import { sendDevicePage } from "../src/modules/device/device.page.ts";
 import { devicePagePath } from "../src/modules/device/device.rules.ts";
+import { providerMetadata, rootMetadataPath, serveOidcPage } from "../src/modules/oidc-provider/index.ts";
 import { appRouter } from "../src/trpc/app-router.ts";
 import { createContext, type Context } from "../src/trpc/context.ts";
 import { createCallerFactory, toAuthError } from "../src/trpc/init.ts";
@@ -86,7 +87,7 @@ async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: 
   }
   if (route.html) return sendHtml(res, String(output), headers);
   if (route.ndjson) return streamNdjson(res, headers, output as StreamPage, (cursor) => procedureAt(createCaller(ctx), route.procedure)({ ...(input as object), cursor }) as Promise<StreamPage>);
-  sendJson(res, 200, output ?? null, headers);
+  sendJson(res, ctx.effects.status ?? 200, output ?? null, headers);
 }
 
 /**
@@ -241,6 +242,11 @@ export function createRequestHandler(app: App) {
       } else if (path === devicePage && req.method === "GET") {
         label = "device-page"; // RFC 8628 §3.3 verification URI, outside the base path
         sendDevicePage(app, res);
+      } else if (req.method === "GET" && serveOidcPage(app, path, res)) {
+        label = "oidc-page"; // the authorization flow's sign-in and consent pages, outside the base path
+      } else if (req.method === "GET" && rootMetadataPath(app.config, path)) {
+        label = "/.well-known"; // RFC 8414 §3.1: the issuer's path inserted after the well-known segment
+        sendJson(res, 200, providerMetadata(app), { "cache-control": "public, max-age=300" });
       } else if (adminConsole?.matches(path)) {
         label = "admin-console";
         adminConsole.serve(req, res, path);

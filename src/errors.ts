@@ -14,6 +14,7 @@ import { verificationErrors } from "./modules/verification/verification.errors.t
 import { magicLinkErrors } from "./modules/magic-link/magic-link.errors.ts";
 import { emailOtpErrors } from "./modules/email-otp/email-otp.errors.ts";
 import { apiKeyErrors } from "./modules/api-key/api-key.errors.ts";
+import { oidcProviderErrors } from "./modules/oidc-provider/oidc-provider.errors.ts";
 
 /*
  * One error type, one table (docs/architecture.md "Style" 2). Services throw `new AuthError(code)`;
@@ -57,6 +58,7 @@ export const ERROR_TABLES = {
   "magic-link": magicLinkErrors,
   "email-otp": emailOtpErrors,
   "api-key": apiKeyErrors,
+  "oidc-provider": oidcProviderErrors,
 } as const;
 
 export const ERRORS = composeErrors(
@@ -73,6 +75,7 @@ export const ERRORS = composeErrors(
   magicLinkErrors,
   emailOtpErrors,
   apiKeyErrors,
+  oidcProviderErrors,
 );
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -153,9 +156,9 @@ export class OAuthError extends AuthError {
    * INVALID_USER_CODE as `invalid_request`, like better-auth's device plugin), so tRPC's
    * `data.authCode` keeps the precise code.
    */
-  constructor(code: ErrorCode, description: string, error: string);
-  constructor(code: ErrorCode, description?: string, error: string = code.toLowerCase()) {
-    super(code, description === undefined ? {} : { message: description });
+  constructor(code: ErrorCode, description: string, error: string, headers?: Record<string, string>);
+  constructor(code: ErrorCode, description?: string, error: string = code.toLowerCase(), headers?: Record<string, string>) {
+    super(code, { ...(description === undefined ? {} : { message: description }), ...(headers ? { headers } : {}) });
     this.name = "OAuthError";
     this.oauthError = error;
   }

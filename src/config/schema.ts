@@ -19,6 +19,7 @@ import { emailVerificationConfig } from "../modules/verification/verification.co
 import { rateLimitConfig } from "../rate-limit/rate-limit.config.ts";
 import { magicLinkConfig } from "../modules/magic-link/magic-link.config.ts";
 import { emailOtpConfig } from "../modules/email-otp/email-otp.config.ts";
+import { oidcProviderConfig } from "../modules/oidc-provider/oidc-provider.config.ts";
 
 export { DEFAULT_RATE_LIMIT_RULES } from "../rate-limit/rate-limit.config.ts";
 
@@ -129,6 +130,8 @@ export const configSchema = z
     magicLink: magicLinkConfig,
     /** Email one-time codes for sign-in, verification and password reset (better-auth's email-otp plugin shapes, docs/passwordless.md). */
     emailOTP: emailOtpConfig,
+    /** Portcullis as an OpenID provider (docs/oidc-provider.md): discovery, /oauth2/*, the sign-in and consent pages. */
+    oidcProvider: oidcProviderConfig,
     /** Time source (`{ now(): Date }`), for tests that move time. */
     clock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === "function", "must have now()").default(systemClock),
   })

@@ -28,6 +28,10 @@ export const AUDIT_ACTIONS = [
   // Every way in (core/sign-in-audit.ts): a session issued, or a refusal with its reason.
   "sign-in",
   "sign-in-failed",
+  // The OpenID provider (docs/oidc-provider.md "Audit"): a user's grants, and clients made.
+  "oauth-consent",
+  "oauth-consent-revoked",
+  "oauth-client-created",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -4,7 +4,7 @@
  * a user, a sign-in step, a mailed link kind) it registers (registry.ts). Read this file first.
  */
 import type { App } from "../app.ts";
-import type { EmailLink as EmailLinkOf, EmailProof as EmailProofOf, Family as FamilyOf, Holding as HoldingOf, SignInStep as SignInStepOf } from "./registry.ts";
+import type { EmailLink as EmailLinkOf, EmailProof as EmailProofOf, Family as FamilyOf, Holding as HoldingOf, SignInStep as SignInStepOf, TokenGrant as TokenGrantOf } from "./registry.ts";
 
 // Time and ids
 export { systemClock, type Clock } from "./clock.ts";
@@ -46,6 +46,7 @@ export type Holding = HoldingOf<App>;
 export type SignInStep = SignInStepOf<App>;
 export type EmailLink = EmailLinkOf<App>;
 export type EmailProof = EmailProofOf<App>;
+export type TokenGrant = TokenGrantOf<App>;
 
 // Ways in: the sign-in gate, step-up, the rule of lasting access
 export { assertLastingAccess, assertNotKeyPrincipal, keyPrincipalRefusal, lastingAccessRefusal } from "./access.ts";

@@ -22,6 +22,8 @@ export const STATEMENTS = {
   session: ["list", "revoke", "delete"],
   audit: ["list"],
   apiKey: ["create", "list", "revoke", "verify"],
+  // The OpenID provider's clients (docs/oidc-provider.md "Clients"): /admin/oauth2/create-client, update-client.
+  oauthClient: ["create", "update"],
 } as const;
 
 export type Resource = keyof typeof STATEMENTS;
@@ -38,6 +40,7 @@ export const roleGrantsSchema = z
     session: z.array(z.enum(STATEMENTS.session)).optional(),
     audit: z.array(z.enum(STATEMENTS.audit)).optional(),
     apiKey: z.array(z.enum(STATEMENTS.apiKey)).optional(),
+    oauthClient: z.array(z.enum(STATEMENTS.oauthClient)).optional(),
   })
   .strict();
 
@@ -48,6 +51,7 @@ export const BUILT_IN_ROLES: Readonly<Record<string, RoleGrants>> = {
     session: STATEMENTS.session,
     audit: STATEMENTS.audit,
     apiKey: STATEMENTS.apiKey,
+    oauthClient: STATEMENTS.oauthClient,
   },
   user: {},
 };
@@ -136,6 +140,7 @@ const DENIED: { [R in Resource]: Record<Action<R>, ErrorCode> } = {
     revoke: "YOU_ARE_NOT_ALLOWED_TO_REVOKE_API_KEYS",
     verify: "YOU_ARE_NOT_ALLOWED_TO_VERIFY_API_KEYS",
   },
+  oauthClient: { create: "YOU_ARE_NOT_ALLOWED_TO_CREATE_OAUTH_CLIENTS", update: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_OAUTH_CLIENTS" },
 };
 
 /** Throws the 403 of the first action the user's roles do not grant. */

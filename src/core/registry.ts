@@ -104,8 +104,22 @@ export interface EmailProof<A> {
   prepare(app: A, em: EntityManager, user: { id: string; email: string; name: string }): Promise<PreparedMail | null>;
 }
 
+/**
+ * A grant type another family redeems at the OpenID provider's token endpoint (the device
+ * family's RFC 8628 `urn:ietf:params:oauth:grant-type:device_code`): the provider authenticates
+ * the client, the family decides the grant (throwing its RFC's OAuthError: authorization_pending,
+ * slow_down...) and names the user and scopes; the provider mints the tokens.
+ */
+export interface TokenGrant<A> {
+  grantType: string;
+  /** What the grant adds to the provider's metadata (RFC 8628 §4 `device_authorization_endpoint`). */
+  metadata?(app: A): Record<string, string>;
+  redeem(app: A, em: EntityManager, params: Record<string, string | undefined>, clientId: string): Promise<{ userId: string; scope: string | null }>;
+}
+
 export interface Family<A> {
   name: string;
+  tokenGrants?: TokenGrant<A>[];
   holding?: Omit<Holding<A>, "family">;
   signInSteps?: SignInStep<A>[];
   emailLinks?: EmailLink<A>[];
@@ -120,15 +134,20 @@ export interface Registry<A> {
   emailLinks: EmailLink<A>[];
   sessionHeaders: SessionHeaders<A>[];
   emailProofs: EmailProof<A>[];
+  tokenGrants: TokenGrant<A>[];
 }
 
 export function buildRegistry<A>(families: readonly Family<A>[]): Registry<A> {
-  const registry: Registry<A> = { holdings: [], signInSteps: [], emailLinks: [], sessionHeaders: [], emailProofs: [] };
+  const registry: Registry<A> = { holdings: [], signInSteps: [], emailLinks: [], sessionHeaders: [], emailProofs: [], tokenGrants: [] };
   for (const f of families) {
     if (f.holding) registry.holdings.push({ family: f.name, ...f.holding });
     registry.signInSteps.push(...(f.signInSteps ?? []));
     if (f.sessionHeaders) registry.sessionHeaders.push(f.sessionHeaders);
     registry.emailProofs.push(...(f.emailProofs ?? []));
+    for (const grant of f.tokenGrants ?? []) {
+      if (registry.tokenGrants.some((g) => g.grantType === grant.grantType)) throw new Error(`two families redeem ${grant.grantType}`);
+      registry.tokenGrants.push(grant);
+    }
     for (const link of f.emailLinks ?? []) {
       if (registry.emailLinks.some((l) => l.purpose === link.purpose)) throw new Error(`two families open ${link.purpose} links`);
       registry.emailLinks.push(link);

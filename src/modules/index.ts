@@ -7,6 +7,7 @@ import { oauthFamily } from "./oauth/index.ts";
 import { passkeyFamily } from "./passkey/index.ts";
 import { twoFactorFamily } from "./two-factor/index.ts";
 import { userFamily } from "./user/index.ts";
+import { oidcProviderFamily } from "./oidc-provider/index.ts";
 
 /**
  * The families that put something into the kernel (core/registry.ts), in the order their hooks
@@ -21,4 +22,5 @@ export const FAMILIES: readonly Family[] = [
   jwtFamily,
   emailOtpFamily,
   apiKeyFamily,
+  oidcProviderFamily,
 ];

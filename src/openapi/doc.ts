@@ -37,6 +37,8 @@ export interface OperationDoc<Output extends z.ZodType = z.ZodType> {
    * contract code → the RFC `error` value.
    */
   oauthErrors?: Readonly<Partial<Record<ErrorCode, string>>>;
+  /** The success status when it is not 200 (RFC 7591 registration answers 201 Created). */
+  status?: 201;
   /** `always`: REST answers 302 (`output` is what tRPC callers read); `with-callback`: 302 when a callbackURL is given. */
   redirect?: "always" | "with-callback";
   /** A route streamed as NDJSON (rest-bridge/routes.ts `ndjson`): the schema of one line; `output` is a tRPC page. */

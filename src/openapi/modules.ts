@@ -13,6 +13,7 @@ import { verificationDoc } from "../modules/verification/index.ts";
 import { magicLinkDoc } from "../modules/magic-link/index.ts";
 import { emailOtpDoc } from "../modules/email-otp/index.ts";
 import { apiKeyDoc } from "../modules/api-key/index.ts";
+import { oidcProviderDoc } from "../modules/oidc-provider/index.ts";
 import type { OperationDoc } from "./doc.ts";
 
 /** Every module's docs, in the order of the document's tags. */
@@ -32,6 +33,7 @@ export const moduleDocs = [
   magicLinkDoc,
   emailOtpDoc,
   apiKeyDoc,
+  oidcProviderDoc,
 ] as const;
 
 type Merge<T extends readonly unknown[]> = T extends readonly [{ operations: infer Ops }, ...infer Rest] ? Ops & Merge<Rest> : unknown;

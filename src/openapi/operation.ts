@@ -70,7 +70,7 @@ export function operation({ route, procedure, doc, tag, operationId, writer, con
       : route.ndjson && doc.ndjsonItem
         ? { "application/x-ndjson": { schema: writer.output(doc.ndjsonItem) } } // each line one item (rest-bridge/ndjson.ts)
         : { "application/json": { schema: writer.output(doc.output) } };
-    responses["200"] = { description: "OK", content };
+    responses[String(doc.status ?? 200)] = { description: doc.status === 201 ? "Created" : "OK", content };
   }
   if (doc.redirect || route.errorPage) {
     const why = [

@@ -23,6 +23,8 @@ export const DEFAULT_RATE_LIMIT_RULES: Record<string, { window: number; max: num
   "/sign-in/email-otp": { window: 60, max: 3 },
   "/email-otp/*": { window: 60, max: 3 },
   "/forget-password/email-otp": { window: 60, max: 3 },
+  // RFC 7591 open registration: each call stores a client (docs/oidc-provider.md "Registration").
+  "/oauth2/register": { window: 60, max: 5 },
 };
 
 /** The `rateLimit` section of the config (src/config/schema.ts). */

@@ -13,6 +13,7 @@ import { verificationProcedures } from "../modules/verification/index.ts";
 import { magicLinkRouter, signInMagicLink } from "../modules/magic-link/index.ts";
 import { emailOtpRouter, forgetPasswordRouter, signInEmailOtp } from "../modules/email-otp/index.ts";
 import { apiKeyAdminProcedures, apiKeyRouter } from "../modules/api-key/index.ts";
+import { adminOauth2Router, oauth2Router } from "../modules/oidc-provider/index.ts";
 import { router } from "./init.ts";
 
 const { signInSocial, ...socialProcedures } = oauthProcedures;
@@ -33,7 +34,7 @@ export const appRouter = router({
   ...socialProcedures,
   twoFactor: twoFactorRouter,
   device: deviceRouter,
-  admin: router({ ...adminRouter._def.record, resetTwoFactor, ...apiKeyAdminProcedures }),
+  admin: router({ ...adminRouter._def.record, resetTwoFactor, ...apiKeyAdminProcedures, oauth2: adminOauth2Router }),
   passkey: passkeyRouter,
   ok: okProcedure,
   ready: readyProcedure,
@@ -42,6 +43,7 @@ export const appRouter = router({
   emailOtp: emailOtpRouter,
   forgetPassword: forgetPasswordRouter,
   apiKey: apiKeyRouter,
+  oauth2: oauth2Router,
 });
 
 export type AppRouter = typeof appRouter;

@@ -26,12 +26,14 @@ export interface Effects {
   /** A failure answered as a redirect (`?error=CODE`): its code, for the metrics' sign-in outcomes. */
   failure?: string;
   headers: Record<string, string>;
+  /** The REST answer's status instead of 200 (RFC 7591 §3.2.1: 201 Created). */
+  status?: number;
 }
 
 export interface Context {
   app: App;
   /** `acceptLanguage`: the raw header, read by the mailer for the mail's locale; `accept`: the raw Accept (src/http/accept.ts). */
-  req: RequestInfo & { requestId: string; origin: string | null; acceptLanguage: string | null; accept: string | null };
+  req: RequestInfo & { requestId: string; origin: string | null; acceptLanguage: string | null; accept: string | null; authorization: string | null };
   /** Where the session token came from. */
   tokenSource: "bearer" | "cookie" | null;
   sessionToken: string | null;
@@ -97,6 +99,8 @@ export function createContext(app: App, input: ContextInput): Context {
       origin: header(input.headers, "origin"),
       acceptLanguage: header(input.headers, "accept-language"),
       accept: header(input.headers, "accept"),
+      // Client authentication (RFC 6749 §2.3.1) and bearer tokens other than sessions (RFC 6750) read it raw.
+      authorization: header(input.headers, "authorization"),
     },
     tokenSource: source,
     sessionToken: token,

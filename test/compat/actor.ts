@@ -12,6 +12,7 @@ import { apiKeyClient } from "@better-auth/api-key/client";
 import { adminClient, deviceAuthorizationClient, emailOTPClient, jwtClient, magicLinkClient, twoFactorClient, usernameClient } from "better-auth/client/plugins";
 // Its ceremony methods need navigator.credentials (a browser); here only its plain endpoints are called.
 import { passkeyClient } from "@better-auth/passkey/client";
+import { oauthProviderClient } from "@better-auth/oauth-provider/client";
 
 export interface LastResponse {
   /** `METHOD /path` below the base path, query left out. */
@@ -50,6 +51,7 @@ function makeClient(baseURL: string, fetchImpl: typeof fetch) {
       apiKeyClient(),
       magicLinkClient(),
       emailOTPClient(),
+      oauthProviderClient(),
     ],
     fetchOptions: { customFetchImpl: fetchImpl },
   });

@@ -223,6 +223,13 @@ export const allowlist: Allowed[] = [
     path: WHOLE_STEP,
     contract: "§10 Passwordless: a right sign-in code for an address without an account checks out, since the sign-in creates it (better-auth answers 400 USER_NOT_FOUND)",
   },
+  // §10 Plugins: the OpenID provider (docs/oidc-provider.md "Differences from @better-auth/oauth-provider")
+  {
+    scenario: "oidc-provider: a user's clients and consents",
+    step: "create-client without redirect_uris",
+    path: /^(code|body\.(message|error_description))$/,
+    contract: "§10 Plugins: the OpenID provider's client metadata errors are RFC 7591 §3.2.2 `invalid_redirect_uri` in RFC 6749's { error, error_description } shape (better-auth: a VALIDATION_ERROR)",
+  },
 ];
 
 /**

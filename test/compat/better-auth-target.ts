@@ -11,6 +11,7 @@ import { getMigrations } from "better-auth/db/migration";
 import { toNodeHandler } from "better-auth/node";
 import { admin, bearer, deviceAuthorization, emailOTP, jwt, magicLink, twoFactor, username } from "better-auth/plugins";
 import { passkey } from "@better-auth/passkey";
+import { oauthProvider } from "@better-auth/oauth-provider";
 import { defaultRoles } from "better-auth/plugins/admin/access";
 import { apiKey } from "@better-auth/api-key";
 import type { TestOidcProvider } from "../harness/oidc.ts";
@@ -94,6 +95,16 @@ export async function startBetterAuth(port: number, oidc: TestOidcProvider): Pro
       // the session the two-factor hook has just deleted (bearer first would).
       bearer(),
       loopbackProviders(oidc),
+      // The OpenID provider (docs/oidc-provider.md): Portcullis's defaults where better-auth has an option
+      // (open registration, the built-in pages' paths, the scopes).
+      oauthProvider({
+        loginPage: "/sign-in",
+        consentPage: "/consent",
+        scopes: ["openid", "profile", "email", "offline_access"],
+        allowDynamicClientRegistration: true,
+        allowUnauthenticatedClientRegistration: true,
+        silenceWarnings: { oauthAuthServerConfig: true, openidConfig: true },
+      }),
     ],
   } satisfies BetterAuthOptions;
 

@@ -13,7 +13,7 @@
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 /** Keys holding ids of our records (accountId: only when it is such an id, e.g. a credential account's). */
 const ID_KEY = /^(id|impersonatedBy)$|^(?!provider|client|account).*Id$/;
-const TOKEN_KEY = /^(token|sessionToken|accessToken|refreshToken|idToken|access_token|refresh_token|id_token|device_code|deviceCode|codeVerifier|challenge)$/;
+const TOKEN_KEY = /^(token|sessionToken|accessToken|refreshToken|idToken|access_token|refresh_token|id_token|device_code|deviceCode|codeVerifier|challenge|client_secret)$/;
 /** Query parameters that carry secrets or per-flow randomness. */
 const TOKEN_PARAM = new Set(["token", "state", "code", "code_challenge", "nonce", "device_code"]);
 const USER_CODE = new Set(["user_code", "userCode"]);
@@ -48,6 +48,8 @@ export class Normaliser {
     if (key === "expires_in" && typeof value === "number") return Math.round(value / 10) * 10;
     if (typeof value !== "string") return value;
     if (this.ids.has(value)) return this.ids.get(value);
+    // An OpenID provider's client ids: each server's own random strings, compared as ids.
+    if (key === "client_id" || key === "clientId") return this.id(value);
     if (TOKEN_KEY.test(key)) return "<token>";
     if (ID_KEY.test(key)) return this.id(value);
     if (USER_CODE.has(key)) return userCodeShape(value);

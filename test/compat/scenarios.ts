@@ -13,6 +13,7 @@ import { passwordless } from "./scenarios/passwordless.ts";
 import { social } from "./scenarios/social.ts";
 import { twoFactor } from "./scenarios/two-factor.ts";
 import { user } from "./scenarios/user.ts";
+import { oidcProvider } from "./scenarios/oidc-provider.ts";
 
 export const scenarios: Scenario[] = [
   ...emailPassword,
@@ -28,4 +29,5 @@ export const scenarios: Scenario[] = [
   ...apiKey,
   ...misc,
   ...passwordless,
+  ...oidcProvider,
 ];

@@ -83,7 +83,7 @@ describe("portcullis/verify is a light entry", () => {
     const run = spawnSync(process.execPath, [probe], { cwd: ROOT, encoding: "utf8" });
     expect(run.status, run.stderr).toBe(0);
     const { exports, cjs, natives } = JSON.parse(run.stdout) as { exports: string[]; cjs: string[]; natives: string[] };
-    expect(exports).toEqual(["createVerifier", "errors"]);
+    expect(exports).toEqual(["bearerChallenge", "createAccessTokenVerifier", "createVerifier", "errors", "protectedResourceMetadata", "protectedResourceMetadataPath"]);
     const loaded = [...readFileSync(urls, "utf8").split("\n").filter((u) => u.startsWith("file:")).map((u) => fileURLToPath(u)), ...cjs];
     const ours = loaded.filter((f) => f.startsWith(ROOT) && !f.includes("/node_modules/") && !f.includes("/test-output/")).map((f) => f.slice(ROOT.length + 1));
     expect(ours).toEqual(["dist/src/verify/index.js"]);

@@ -11,6 +11,10 @@ export { BetterAuthImport, type IBetterAuthImport } from "./better-auth-import.t
 export { JwksKey, type IJwksKey } from "./jwks-key.ts";
 export { EmailOtp, type IEmailOtp } from "./email-otp.ts";
 export { ApiKey, type IApiKey } from "./api-key.ts";
+export {
+  OauthAccessToken, OauthClient, OauthCode, OauthConsent, OauthRefreshToken,
+  type IOauthAccessToken, type IOauthClient, type IOauthCode, type IOauthConsent, type IOauthRefreshToken,
+} from "./oauth-provider.ts";
 
 import { Account } from "./account.ts";
 import { AuditEvent } from "./audit-event.ts";
@@ -26,6 +30,7 @@ import { JwksKey } from "./jwks-key.ts";
 
 import { EmailOtp } from "./email-otp.ts";
 import { ApiKey } from "./api-key.ts";
+import { OauthAccessToken, OauthClient, OauthCode, OauthConsent, OauthRefreshToken } from "./oauth-provider.ts";
 
 export const entities = [
   User,
@@ -43,4 +48,9 @@ export const entities = [
   JwksKey,
   EmailOtp,
   ApiKey,
+  OauthClient,
+  OauthCode,
+  OauthAccessToken,
+  OauthRefreshToken,
+  OauthConsent,
 ];

@@ -23,6 +23,8 @@ import { Migration20261204000000_api_keys as SqliteApiKeys } from "./sqlite/Migr
 import { Migration20261204000000_api_keys as PostgresApiKeys } from "./postgresql/Migration20261204000000_api_keys.ts";
 import { Migration20261207000000_audit_action_created_at as SqliteAuditActionCreatedAt } from "./sqlite/Migration20261207000000_audit_action_created_at.ts";
 import { Migration20261207000000_audit_action_created_at as PostgresAuditActionCreatedAt } from "./postgresql/Migration20261207000000_audit_action_created_at.ts";
+import { Migration20261206000000_oidc_provider as SqliteOidcProvider } from "./sqlite/Migration20261206000000_oidc_provider.ts";
+import { Migration20261206000000_oidc_provider as PostgresOidcProvider } from "./postgresql/Migration20261206000000_oidc_provider.ts";
 
 // Listed explicitly (no file globbing): works the same under tsx, vitest and a bundle.
 // SQLite and PostgreSQL keep separate folders because their SQL differs (STACK.md trap 4).
@@ -39,6 +41,7 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261203000000_email_otps", class: SqliteEmailOtps },
   { name: "Migration20261204000000_api_keys", class: SqliteApiKeys },
   { name: "Migration20261207000000_audit_action_created_at", class: SqliteAuditActionCreatedAt },
+  { name: "Migration20261206000000_oidc_provider", class: SqliteOidcProvider },
 ];
 export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: PostgresInitial },
@@ -53,4 +56,5 @@ export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261203000000_email_otps", class: PostgresEmailOtps },
   { name: "Migration20261204000000_api_keys", class: PostgresApiKeys },
   { name: "Migration20261207000000_audit_action_created_at", class: PostgresAuditActionCreatedAt },
+  { name: "Migration20261206000000_oidc_provider", class: PostgresOidcProvider },
 ];

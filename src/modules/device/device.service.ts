@@ -77,6 +77,25 @@ export async function pollToken(
   req: RequestInfo,
   input: { deviceCode: string; clientId: string },
 ): Promise<TokenResponse> {
+  const row = await approvedCode(app, em, input);
+  return exchange(app, em, req, row);
+}
+
+/**
+ * The OpenID provider's device_code grant (core/registry.ts TokenGrant): the same poll, and the
+ * approved code is spent by one conditional delete; the provider mints its own tokens for the
+ * user and scope answered here instead of a session.
+ */
+export async function redeemForTokens(app: App, em: EntityManager, input: { deviceCode: string; clientId: string }) {
+  const row = await approvedCode(app, em, input);
+  const userId = await approverWhoMaySignIn(app, em, row);
+  const consumed = await em.nativeDelete(DeviceCode, { id: row.id, status: "approved" });
+  if (consumed !== 1) throw new OAuthError("INVALID_GRANT", "Invalid device code");
+  return { userId, scope: row.scope ?? null };
+}
+
+/** A poll that ends in the approved row; every other outcome throws its RFC 8628 §3.5 error. */
+async function approvedCode(app: App, em: EntityManager, input: { deviceCode: string; clientId: string }): Promise<IDeviceCode> {
   await checkClient(app, input.clientId);
   const row = await em.findOne(DeviceCode, { deviceCodeHash: sha256(input.deviceCode) });
   if (!row) throw new OAuthError("INVALID_GRANT", "Invalid device code");
@@ -85,7 +104,7 @@ export async function pollToken(
   if (row.expiresAt.getTime() <= now.getTime()) throw new OAuthError("EXPIRED_TOKEN", "Device code has expired");
   const status = row.status as Status;
   if (status === "denied") throw new OAuthError("ACCESS_DENIED", "The user denied the authorization request");
-  if (status === "approved") return exchange(app, em, req, row);
+  if (status === "approved") return row;
 
   // Pending: slow_down when polled faster than the interval (RFC 8628 §3.5).
   const last = row.lastPolledAt ?? null;
@@ -111,17 +130,22 @@ function slowDown(intervalSec: number): OAuthError {
  * is issued in the same transaction. Every way to get a session refuses a banned user
  * (docs/wire-contract.md §4): the grant then ends as access_denied, with no session.
  */
-async function exchange(app: App, em: EntityManager, req: RequestInfo, row: IDeviceCode): Promise<TokenResponse> {
+async function approverWhoMaySignIn(app: App, em: EntityManager, row: IDeviceCode): Promise<string> {
   const userId = row.user?.id;
   const user = userId ? await em.findOne(User, { id: userId }) : null;
   if (!user || isBanActive(userRow(user), app.clock.now())) {
     await em.nativeUpdate(DeviceCode, { id: row.id, status: "approved" }, { status: "denied" });
     throw new OAuthError("ACCESS_DENIED", "The approving user cannot sign in");
   }
+  return user.id;
+}
+
+async function exchange(app: App, em: EntityManager, req: RequestInfo, row: IDeviceCode): Promise<TokenResponse> {
+  const userId = await approverWhoMaySignIn(app, em, row);
   const issued = await inTransaction(em, async (tx) => {
     const consumed = await tx.nativeDelete(DeviceCode, { id: row.id, status: "approved" });
     if (consumed !== 1) throw new OAuthError("INVALID_GRANT", "Invalid device code");
-    return await issueSession(app, tx, req, { userId: user.id });
+    return await issueSession(app, tx, req, { userId });
   });
   const expiresIn = Math.floor((issued.session.expiresAt.getTime() - app.clock.now().getTime()) / 1000);
   return { access_token: issued.token, token_type: "Bearer", expires_in: expiresIn, scope: row.scope ?? "" };

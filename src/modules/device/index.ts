@@ -1,5 +1,7 @@
 import type { Family } from "../../core/index.ts";
 import { DeviceCode } from "../../db/entities/index.ts";
+import { OAuthError } from "../../errors.ts";
+import { DEVICE_CODE_GRANT, redeemForTokens } from "./device.service.ts";
 
 export { deviceDoc } from "./device.openapi.ts";
 export { deviceRouter } from "./device.router.ts";
@@ -18,4 +20,16 @@ export const deviceFamily: Family = {
       await tx.nativeDelete(DeviceCode, { user: userId });
     },
   },
+  // RFC 8628 §3.4 at the OpenID provider's token endpoint: the same codes, redeemed for its tokens.
+  tokenGrants: [
+    {
+      grantType: DEVICE_CODE_GRANT,
+      metadata: (app) => ({ device_authorization_endpoint: `${app.config.publicUrl.replace(/\/+$/, "")}${app.config.basePath}/device/code` }),
+      redeem(app, em, params, clientId) {
+        const deviceCode = params.device_code;
+        if (!deviceCode || deviceCode.length > 256) throw new OAuthError("INVALID_REQUEST", "device_code is required");
+        return redeemForTokens(app, em, { deviceCode, clientId });
+      },
+    },
+  ],
 };

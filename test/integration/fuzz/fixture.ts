@@ -58,6 +58,12 @@ const OAUTH_ERRORS = new Set([
   "access_denied",
   "expired_token",
   "unauthorized",
+  // RFC 6750 §3.1 (the OpenID provider's userinfo)
+  "invalid_token",
+  "insufficient_scope",
+  // RFC 7591 §3.2.2 (dynamic registration)
+  "invalid_redirect_uri",
+  "invalid_client_metadata",
 ]);
 
 const DIGEST_SKIP_TABLES = new Set(["rate_limits", "mikro_orm_migrations"]);

@@ -9,6 +9,9 @@ import { get, post, request, uniqueEmail, type Reply } from "../../harness/http.
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 import { bootstrapAdmin, PASSWORD, signUp, type SignedInUser } from "../../harness/admin-helpers.ts";
 import { dereferenced, exampleOf, schemaValidator, type Json } from "./openapi-helpers.ts";
+import { createClient } from "../../../src/modules/oidc-provider/clients.ts";
+import { recordConsent } from "../../../src/modules/oidc-provider/consent.ts";
+import { OauthConsent } from "../../../src/db/entities/index.ts";
 
 /**
  * The generated document is valid OpenAPI 3.1, has exactly the routes of the table,
@@ -108,6 +111,22 @@ async function apiKeyOf(user: SignedInUser): Promise<{ id: string; key: string }
   return res.body;
 }
 
+/** An OpenID provider client (owned by `userId`), registered through the service. */
+async function oauthClient(userId: string | null, authMethod: "none" | "client_secret_basic" = "none"): Promise<string> {
+  const app = server.portcullis.app;
+  const { client } = await createClient(app, app.orm.em.fork(), { name: "OpenAPI RP", redirectUris: ["https://rp.example.test/cb"], grantTypes: ["authorization_code"], authMethod, userId });
+  return client.clientId;
+}
+
+/** A consent of `userId` to a new client; its id. */
+async function oauthConsent(userId: string): Promise<string> {
+  const app = server.portcullis.app;
+  const em = app.orm.em.fork();
+  const clientId = await oauthClient(null);
+  await recordConsent(app, em, userId, clientId, ["openid"]);
+  return (await em.findOneOrFail(OauthConsent, { clientId })).id;
+}
+
 /** Routes whose example needs something first; every other route gets a fresh user's session (or none when public). */
 const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
   "POST /sign-up/email": async () => ({ known: { email: uniqueEmail("openapi-new"), username: `oa_new_${process.pid}_${++seq}` } }),
@@ -138,6 +157,17 @@ const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
   "POST /api-key/delete": async (u) => ({ bearer: u.token, known: { keyId: (await apiKeyOf(u)).id } }),
   "POST /admin/revoke-api-key": async (u) => ({ known: { keyId: (await apiKeyOf(u)).id } }),
   "POST /api-key/verify": async (u) => ({ bearer: admin.token, known: { key: (await apiKeyOf(u)).key } }),
+  "GET /oauth2/public-client": async () => ({ known: { client_id: await oauthClient(null) } }),
+  "GET /oauth2/get-client": async (u) => ({ bearer: u.token, known: { client_id: await oauthClient(u.id) } }),
+  "POST /oauth2/update-client": async (u) => ({ bearer: u.token, known: { client_id: await oauthClient(u.id) }, extra: { update: { client_name: "Renamed" } } }),
+  "POST /oauth2/delete-client": async (u) => ({ bearer: u.token, known: { client_id: await oauthClient(u.id) } }),
+  "POST /oauth2/client/rotate-secret": async (u) => ({ bearer: u.token, known: { client_id: await oauthClient(u.id, "client_secret_basic") } }),
+  "GET /oauth2/get-consent": async (u) => ({ bearer: u.token, known: { id: await oauthConsent(u.id) } }),
+  "POST /oauth2/update-consent": async (u) => ({ bearer: u.token, known: { id: await oauthConsent(u.id) }, extra: { update: { scopes: ["openid"] } } }),
+  "POST /oauth2/delete-consent": async (u) => ({ bearer: u.token, known: { id: await oauthConsent(u.id) } }),
+  "POST /admin/oauth2/update-client": async () => ({ known: { client_id: await oauthClient(null) }, extra: { update: { client_name: "Renamed" } } }),
+  "POST /oauth2/create-client": async () => ({ extra: { redirect_uris: ["https://rp.example.test/cb"] } }),
+  "POST /admin/oauth2/create-client": async () => ({ extra: { redirect_uris: ["https://rp.example.test/cb"] } }),
   "POST /admin/stop-impersonating": async (u) => {
     const res = await post(`${server.auth}/admin/impersonate-user`, { userId: u.id }, { bearer: admin.token });
     expect(res.status, res.text).toBe(200);
@@ -171,6 +201,18 @@ const REFUSED: Record<string, string> = {
   "POST /email-otp/check-verification-otp": "INVALID_OTP",
   "POST /email-otp/verify-email": "INVALID_OTP",
   "POST /email-otp/reset-password": "INVALID_OTP",
+  // The OpenID provider's endpoints need a registered client, a signed request or a token it issued
+  // (test/integration/oidc-provider drives them with real relying parties).
+  "GET /oauth2/authorize": "invalid_client",
+  "GET /oauth2/end-session": "invalid_request",
+  "GET /oauth2/userinfo": "invalid_token",
+  "POST /oauth2/userinfo": "invalid_token",
+  "POST /oauth2/consent": "INVALID_OAUTH_QUERY",
+  "POST /oauth2/continue": "INVALID_OAUTH_QUERY",
+  "POST /oauth2/introspect": "invalid_client",
+  "POST /oauth2/revoke": "invalid_client",
+  "POST /oauth2/token": "invalid_request",
+  "POST /oauth2/register": "invalid_redirect_uri",
 };
 
 /** The request the document describes for one operation, with values by field name. */

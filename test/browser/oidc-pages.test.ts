@@ -1,0 +1,98 @@
+import { mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "../../src/modules/oidc-provider/clients.ts";
+import { hasChromium, launchChromium } from "../harness/browser.ts";
+import { testDialect } from "../harness/database.ts";
+import { post, uniqueEmail } from "../harness/http.ts";
+import { startTestServer, type TestServer } from "../harness/server.ts";
+
+/**
+ * The OpenID provider's sign-in and consent pages in a real browser (Debian's chromium via
+ * playwright-core): keyboard only, under their CSP (no violation), screenshots in
+ * test-output/oidc/. The relying party's callback is intercepted: only its URL matters.
+ */
+const REDIRECT = "https://rp.example.test/callback";
+const PASSWORD = "password123";
+const shotsDir = fileURLToPath(new URL(`../../test-output/oidc/${testDialect}/`, import.meta.url));
+
+let server: TestServer;
+let browser: Browser;
+let clientId: string;
+
+beforeAll(async () => {
+  if (!hasChromium()) return;
+  mkdirSync(shotsDir, { recursive: true });
+  server = await startTestServer({}, { ownOrigin: true });
+  const app = server.portcullis.app;
+  clientId = (await createClient(app, app.orm.em.fork(), { name: "Grafana", redirectUris: [REDIRECT], grantTypes: ["authorization_code"], authMethod: "none" })).client.clientId;
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function openPage(): Promise<{ page: Page; problems: string[] }> {
+  const page = await (await browser.newContext()).newPage();
+  const problems: string[] = [];
+  page.on("pageerror", (e) => problems.push(String(e)));
+  page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
+  await page.route("https://rp.example.test/**", (route) => route.fulfill({ status: 200, contentType: "text/plain", body: "relying party" }));
+  return { page, problems };
+}
+
+function authorizeUrl() {
+  const params = new URLSearchParams({
+    response_type: "code", client_id: clientId, redirect_uri: REDIRECT, scope: "openid email", state: "xyz",
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256",
+  });
+  return `${server.auth}/oauth2/authorize?${params}`;
+}
+
+describe.skipIf(!hasChromium() && !process.env.CI)("the authorization pages (headless Chromium)", () => {
+  it("sign in, allow with the keyboard, and land on the client with a code, state and iss", async () => {
+    const email = uniqueEmail("oidc-page");
+    expect((await post(`${server.auth}/sign-up/email`, { name: "Page", email, password: PASSWORD })).status).toBe(200);
+    const { page, problems } = await openPage();
+    await page.goto(authorizeUrl());
+    expect(new URL(page.url()).pathname).toBe("/sign-in");
+    await page.screenshot({ path: `${shotsDir}01-sign-in.png`, fullPage: true });
+    await page.keyboard.type(email);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press("Enter");
+    await page.waitForURL((u) => u.pathname === "/consent");
+    await expect.poll(() => page.textContent("#client-name")).toBe("Grafana");
+    expect(await page.locator("#scopes li").allTextContents()).toEqual(["Know who you are", "See your email address"]);
+    await page.screenshot({ path: `${shotsDir}02-consent.png`, fullPage: true });
+    await page.focus("#allow");
+    await page.keyboard.press("Enter");
+    await page.waitForURL((u) => u.origin === "https://rp.example.test");
+    const back = new URL(page.url());
+    expect(back.searchParams.get("code")).toEqual(expect.any(String));
+    expect(back.searchParams.get("state")).toBe("xyz");
+    expect(back.searchParams.get("iss")).toBe(server.auth);
+    expect(problems).toEqual([]);
+  });
+
+  it("deny sends access_denied; a wrong password stays on the page with a message", async () => {
+    const email = uniqueEmail("oidc-deny");
+    expect((await post(`${server.auth}/sign-up/email`, { name: "Deny", email, password: PASSWORD })).status).toBe(200);
+    const { page, problems } = await openPage();
+    await page.goto(`${authorizeUrl()}&login_hint=${encodeURIComponent(email)}`);
+    expect(await page.inputValue("#email")).toBe(email);
+    await page.fill("#password", "wrong-password");
+    await page.click("button[type=submit]");
+    await expect.poll(() => page.textContent("#status")).not.toBe("");
+    expect(new URL(page.url()).pathname).toBe("/sign-in");
+    await page.fill("#password", PASSWORD);
+    await page.click("button[type=submit]");
+    await page.waitForURL((u) => u.pathname === "/consent");
+    await page.click("#deny");
+    await page.waitForURL((u) => u.origin === "https://rp.example.test");
+    expect(new URL(page.url()).searchParams.get("error")).toBe("access_denied");
+    expect(problems.filter((p) => !p.includes("401"))).toEqual([]);
+  });
+});
