@@ -2,9 +2,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { nodeHTTPRequestHandler } from "@trpc/server/adapters/node-http";
 import type { App } from "../src/app.ts";
 import { AuthError } from "../src/errors.ts";
-import { sendDevicePage } from "../src/modules/device/device.page.ts";
-import { devicePagePath } from "../src/modules/device/device.rules.ts";
-import { providerMetadata, rootMetadataPath, serveOidcPage } from "../src/modules/oidc-provider/index.ts";
 import { appRouter } from "../src/trpc/app-router.ts";
 import { createContext, type Context } from "../src/trpc/context.ts";
 import { createCallerFactory, toAuthError } from "../src/trpc/init.ts";
@@ -17,6 +14,7 @@ import { serveGetSession } from "./get-session.ts";
 import { failureToErrorPage, prefersHtml, sendHtml, sendPage } from "./html.ts";
 import { createConsoleHandler } from "./console.ts";
 import { createOpenApiPages } from "./openapi.ts";
+import { createOutsidePages } from "./outside-pages.ts";
 import { sanitisedPath } from "./log-path.ts";
 import { streamNdjson, type StreamPage } from "./ndjson.ts";
 import { normalisePath } from "./paths.ts";
@@ -160,7 +158,7 @@ export function createRequestHandler(app: App) {
   const matchRoute = createRouteMatcher(routes);
   const ipOf = clientIpResolver(app.config.trustProxy);
   const base = app.config.basePath;
-  const devicePage = devicePagePath(app.config);
+  const outsidePage = createOutsidePages(app); // favicon, device page, the OpenID provider's pages (rest-bridge/outside-pages.ts)
   const adminConsole = createConsoleHandler(app);
   const getSessionTarget = `${base}/get-session`;
   const cors = createCors(app, TRPC_PATH); // trustedOrigins (rest-bridge/cors.ts)
@@ -225,6 +223,7 @@ export function createRequestHandler(app: App) {
     res.setHeader("x-request-id", requestId);
     const call: Call = { requestId, ipOf };
     let label = "unmatched";
+    let outside: string | null;
     let aborted = false;
     try {
       // Origin-form targets are paths: "//x/y" is the path //x/y, never a host (new URL(target, base) would throw on "//%7B").
@@ -236,17 +235,8 @@ export function createRequestHandler(app: App) {
       if (path === TRPC_PATH || path.startsWith(`${TRPC_PATH}/`)) {
         label = "trpc";
         await trpc(app, req, res, path.slice(TRPC_PATH.length + 1), call);
-      } else if (path === "/favicon.ico") {
-        label = "favicon"; // browsers ask on every page of ours: an empty answer, not a logged 404
-        res.writeHead(204, { "cache-control": "public, max-age=86400" }).end();
-      } else if (path === devicePage && req.method === "GET") {
-        label = "device-page"; // RFC 8628 §3.3 verification URI, outside the base path
-        sendDevicePage(app, res);
-      } else if (req.method === "GET" && serveOidcPage(app, path, res)) {
-        label = "oidc-page"; // the authorization flow's sign-in and consent pages, outside the base path
-      } else if (req.method === "GET" && rootMetadataPath(app.config, path)) {
-        label = "/.well-known"; // RFC 8414 §3.1: the issuer's path inserted after the well-known segment
-        sendJson(res, 200, providerMetadata(app), { "cache-control": "public, max-age=300" });
+      } else if ((outside = outsidePage(req, res, path)) !== null) {
+        label = outside;
       } else if (adminConsole?.matches(path)) {
         label = "admin-console";
         adminConsole.serve(req, res, path);
