@@ -13,6 +13,7 @@ import { userErrors } from "./modules/user/user.errors.ts";
 import { verificationErrors } from "./modules/verification/verification.errors.ts";
 import { magicLinkErrors } from "./modules/magic-link/magic-link.errors.ts";
 import { emailOtpErrors } from "./modules/email-otp/email-otp.errors.ts";
+import { organizationErrors } from "./modules/organization/organization.errors.ts";
 
 /*
  * One error type, one table (docs/architecture.md "Style" 2). Services throw `new AuthError(code)`;
@@ -55,6 +56,7 @@ export const ERROR_TABLES = {
   maintenance: maintenanceErrors,
   "magic-link": magicLinkErrors,
   "email-otp": emailOtpErrors,
+  organization: organizationErrors,
 } as const;
 
 export const ERRORS = composeErrors(
@@ -70,6 +72,7 @@ export const ERRORS = composeErrors(
   maintenanceErrors,
   magicLinkErrors,
   emailOtpErrors,
+  organizationErrors,
 );
 
 export type ErrorCode = keyof typeof ERRORS;

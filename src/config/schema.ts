@@ -18,6 +18,7 @@ import { emailVerificationConfig } from "../modules/verification/verification.co
 import { rateLimitConfig } from "../rate-limit/rate-limit.config.ts";
 import { magicLinkConfig } from "../modules/magic-link/magic-link.config.ts";
 import { emailOtpConfig } from "../modules/email-otp/email-otp.config.ts";
+import { organizationConfig } from "../modules/organization/organization.config.ts";
 
 export { DEFAULT_RATE_LIMIT_RULES } from "../rate-limit/rate-limit.config.ts";
 
@@ -126,6 +127,8 @@ export const configSchema = z
     magicLink: magicLinkConfig,
     /** Email one-time codes for sign-in, verification and password reset (better-auth's email-otp plugin shapes, docs/passwordless.md). */
     emailOTP: emailOtpConfig,
+    /** Organizations, members, roles, invitations and teams (better-auth's organization plugin shapes, docs/organizations.md). */
+    organization: organizationConfig,
     /** Time source (`{ now(): Date }`), for tests that move time. */
     clock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === "function", "must have now()").default(systemClock),
   })

@@ -2,6 +2,7 @@ import type { Family } from "../core/index.ts";
 import { deviceFamily } from "./device/index.ts";
 import { jwtFamily } from "./jwt/index.ts";
 import { emailOtpFamily } from "./email-otp/index.ts";
+import { organizationFamily } from "./organization/index.ts";
 import { oauthFamily } from "./oauth/index.ts";
 import { passkeyFamily } from "./passkey/index.ts";
 import { twoFactorFamily } from "./two-factor/index.ts";
@@ -19,4 +20,5 @@ export const FAMILIES: readonly Family[] = [
   userFamily,
   jwtFamily,
   emailOtpFamily,
+  organizationFamily,
 ];

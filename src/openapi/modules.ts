@@ -12,6 +12,7 @@ import { userDoc } from "../modules/user/index.ts";
 import { verificationDoc } from "../modules/verification/index.ts";
 import { magicLinkDoc } from "../modules/magic-link/index.ts";
 import { emailOtpDoc } from "../modules/email-otp/index.ts";
+import { organizationDoc } from "../modules/organization/index.ts";
 import type { OperationDoc } from "./doc.ts";
 
 /** Every module's docs, in the order of the document's tags. */
@@ -30,6 +31,7 @@ export const moduleDocs = [
   healthDoc,
   magicLinkDoc,
   emailOtpDoc,
+  organizationDoc,
 ] as const;
 
 type Merge<T extends readonly unknown[]> = T extends readonly [{ operations: infer Ops }, ...infer Rest] ? Ops & Merge<Rest> : unknown;

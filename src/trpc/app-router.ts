@@ -12,6 +12,7 @@ import { userProcedures } from "../modules/user/index.ts";
 import { verificationProcedures } from "../modules/verification/index.ts";
 import { magicLinkRouter, signInMagicLink } from "../modules/magic-link/index.ts";
 import { emailOtpRouter, forgetPasswordRouter, signInEmailOtp } from "../modules/email-otp/index.ts";
+import { listUserOrganizations, organizationRouter } from "../modules/organization/index.ts";
 import { router } from "./init.ts";
 
 const { signInSocial, ...socialProcedures } = oauthProcedures;
@@ -32,7 +33,7 @@ export const appRouter = router({
   ...socialProcedures,
   twoFactor: twoFactorRouter,
   device: deviceRouter,
-  admin: router({ ...adminRouter._def.record, resetTwoFactor }),
+  admin: router({ ...adminRouter._def.record, resetTwoFactor, listUserOrganizations }),
   passkey: passkeyRouter,
   ok: okProcedure,
   ready: readyProcedure,
@@ -40,6 +41,7 @@ export const appRouter = router({
   magicLink: magicLinkRouter,
   emailOtp: emailOtpRouter,
   forgetPassword: forgetPasswordRouter,
+  organization: organizationRouter,
 });
 
 export type AppRouter = typeof appRouter;

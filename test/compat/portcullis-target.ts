@@ -41,6 +41,7 @@ export async function startPortcullis(port: number, oidc: TestOidcProvider): Pro
     deviceAuthorization: { intervalSec: 1 },
     twoFactor: { issuer: TWO_FACTOR_ISSUER },
     passkey: { rpID: PASSKEY_RP.id, rpName: PASSKEY_RP.name },
+    organization: { teams: { enabled: true } },
     providers: oidcProviders(oidc),
   });
   await portcullis.listen(port, "127.0.0.1");

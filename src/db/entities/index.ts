@@ -10,6 +10,10 @@ export { Passkey, type IPasskey } from "./passkey.ts";
 export { BetterAuthImport, type IBetterAuthImport } from "./better-auth-import.ts";
 export { JwksKey, type IJwksKey } from "./jwks-key.ts";
 export { EmailOtp, type IEmailOtp } from "./email-otp.ts";
+export {
+  Invitation, Member, Organization, OrganizationRole, Team, TeamMember,
+  type IInvitation, type IMember, type IOrganization, type IOrganizationRole, type ITeam, type ITeamMember,
+} from "./organization.ts";
 
 import { Account } from "./account.ts";
 import { AuditEvent } from "./audit-event.ts";
@@ -24,6 +28,7 @@ import { BetterAuthImport } from "./better-auth-import.ts";
 import { JwksKey } from "./jwks-key.ts";
 
 import { EmailOtp } from "./email-otp.ts";
+import { Invitation, Member, Organization, OrganizationRole, Team, TeamMember } from "./organization.ts";
 
 export const entities = [
   User,
@@ -40,4 +45,10 @@ export const entities = [
   BetterAuthImport,
   JwksKey,
   EmailOtp,
+  Organization,
+  Member,
+  Invitation,
+  Team,
+  TeamMember,
+  OrganizationRole,
 ];

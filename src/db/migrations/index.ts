@@ -19,6 +19,8 @@ import { Migration20261201100000_jwks as SqliteJwks } from "./sqlite/Migration20
 import { Migration20261201100000_jwks as PostgresJwks } from "./postgresql/Migration20261201100000_jwks.ts";
 import { Migration20261203000000_email_otps as SqliteEmailOtps } from "./sqlite/Migration20261203000000_email_otps.ts";
 import { Migration20261203000000_email_otps as PostgresEmailOtps } from "./postgresql/Migration20261203000000_email_otps.ts";
+import { Migration20261205000000_organizations as SqliteOrganizations } from "./sqlite/Migration20261205000000_organizations.ts";
+import { Migration20261205000000_organizations as PostgresOrganizations } from "./postgresql/Migration20261205000000_organizations.ts";
 
 // Listed explicitly (no file globbing): works the same under tsx, vitest and a bundle.
 // SQLite and PostgreSQL keep separate folders because their SQL differs (STACK.md trap 4).
@@ -33,6 +35,7 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261129000000_better_auth_imports", class: SqliteBetterAuthImports },
   { name: "Migration20261201100000_jwks", class: SqliteJwks },
   { name: "Migration20261203000000_email_otps", class: SqliteEmailOtps },
+  { name: "Migration20261205000000_organizations", class: SqliteOrganizations },
 ];
 export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: PostgresInitial },
@@ -45,4 +48,5 @@ export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261129000000_better_auth_imports", class: PostgresBetterAuthImports },
   { name: "Migration20261201100000_jwks", class: PostgresJwks },
   { name: "Migration20261203000000_email_otps", class: PostgresEmailOtps },
+  { name: "Migration20261205000000_organizations", class: PostgresOrganizations },
 ];

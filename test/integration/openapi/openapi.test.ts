@@ -102,6 +102,19 @@ async function enrolled(user: SignedInUser) {
   return { secret, backupCodes: res.body.backupCodes as string[], code: () => totpCode(secret, server.clock.now().getTime()) };
 }
 
+/** An organization `owner` creates (it becomes their session's active one), optionally with `member` added by the admin. */
+async function organizationOf(owner: SignedInUser, member?: SignedInUser, role = "member") {
+  const res = await post(`${server.auth}/organization/create`, { name: "OpenAPI org", slug: `oa-org-${process.pid}-${++seq}` }, { bearer: owner.token });
+  expect(res.status, res.text).toBe(200);
+  let memberId: string | undefined;
+  if (member) {
+    const added = await post(`${server.auth}/organization/add-member`, { userId: member.id, organizationId: res.body.id, role }, { bearer: admin.token });
+    expect(added.status, added.text).toBe(200);
+    memberId = added.body.id;
+  }
+  return { id: res.body.id as string, memberId };
+}
+
 /** Routes whose example needs something first; every other route gets a fresh user's session (or none when public). */
 const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
   "POST /sign-up/email": async () => ({ known: { email: uniqueEmail("openapi-new"), username: `oa_new_${process.pid}_${++seq}` } }),
@@ -125,6 +138,28 @@ const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
     return { bearer: u.token };
   },
   "POST /two-factor/verify-backup-code": async (u) => ({ bearer: u.token, known: { code: (await enrolled(u)).backupCodes[0] } }),
+  "POST /organization/create": async (u) => ({ bearer: u.token, known: { slug: `oa-new-${process.pid}-${++seq}` } }),
+  "POST /organization/check-slug": async (u) => ({ bearer: u.token, known: { slug: `oa-free-${process.pid}-${++seq}` } }),
+  "POST /organization/update": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "POST /organization/delete": async (u) => ({ bearer: u.token, known: { organizationId: (await organizationOf(u)).id } }),
+  "GET /organization/get-full-organization": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "POST /organization/set-active": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "GET /organization/list-members": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "GET /organization/get-active-member": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "GET /organization/get-active-member-role": async (u) => (await organizationOf(u), { bearer: u.token, known: { userId: u.id } }),
+  "POST /organization/has-permission": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "POST /organization/add-member": async (u) => ({ bearer: admin.token, known: { userId: u.id, organizationId: (await organizationOf(await freshUser())).id, role: "member" } }),
+  "POST /organization/remove-member": async (u) => {
+    const other = await freshUser();
+    await organizationOf(u, other);
+    return { bearer: u.token, known: { memberIdOrEmail: other.email } };
+  },
+  "POST /organization/update-member-role": async (u) => {
+    const other = await freshUser();
+    const org = await organizationOf(u, other);
+    return { bearer: u.token, known: { memberId: org.memberId, role: "admin" } };
+  },
+  "POST /organization/leave": async (u) => ({ bearer: u.token, known: { organizationId: (await organizationOf(await freshUser(), u)).id } }),
   "POST /admin/update-user": async () => ({ extra: { data: { name: "Renamed by an admin" } } }),
   "POST /admin/revoke-user-session": async (u) => ({ known: { sessionToken: u.token } }),
   "POST /admin/stop-impersonating": async (u) => {
