@@ -127,6 +127,13 @@ export const routes: readonly Route[] = [
   { method: "GET", path: "/organization/get-active-member", procedure: "organization.getActiveMember", input: "none" },
   { method: "GET", path: "/organization/get-active-member-role", procedure: "organization.getActiveMemberRole", input: "query" },
   { method: "POST", path: "/organization/has-permission", procedure: "organization.hasPermission", input: "body" },
+  { method: "POST", path: "/organization/invite-member", procedure: "organization.inviteMember", input: "body" },
+  { method: "POST", path: "/organization/accept-invitation", procedure: "organization.acceptInvitation", input: "body" },
+  { method: "POST", path: "/organization/reject-invitation", procedure: "organization.rejectInvitation", input: "body" },
+  { method: "POST", path: "/organization/cancel-invitation", procedure: "organization.cancelInvitation", input: "body" },
+  { method: "GET", path: "/organization/get-invitation", procedure: "organization.getInvitation", input: "query" },
+  { method: "GET", path: "/organization/list-invitations", procedure: "organization.listInvitations", input: "query" },
+  { method: "GET", path: "/organization/list-user-invitations", procedure: "organization.listUserInvitations", input: "none" },
   { method: "GET", path: "/admin/list-user-organizations", procedure: "admin.listUserOrganizations", input: "query" },
   // email-otp (src/modules/email-otp)
   { method: "POST", path: "/email-otp/send-verification-otp", procedure: "emailOtp.sendVerificationOtp", input: "body", login: true },

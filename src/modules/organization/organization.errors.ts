@@ -18,6 +18,9 @@ export const organizationErrors = {
   YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER: [400, "You cannot leave the organization as the only owner"],
   YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER: [400, "You cannot leave the organization without an owner"],
   TEAM_NOT_FOUND: [400, "Team not found"],
+  USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION: [400, "User is already invited to this organization"],
+  INVITATION_NOT_FOUND: [400, "Invitation not found"],
+  INVITATION_EXPIRED: [400, "The invitation has expired"],
   INVALID_SORT_FIELD: [400, "This field cannot be sorted by"],
   INVALID_FILTER_FIELD: [400, "This field cannot be filtered by"],
   // 403
@@ -30,6 +33,12 @@ export const organizationErrors = {
   YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION: [403, "You are not a member of this organization"],
   YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER: [403, "You are not allowed to delete this member"],
   YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER: [403, "You are not allowed to update this member"],
+  YOU_ARE_NOT_ALLOWED_TO_INVITE_USERS_TO_THIS_ORGANIZATION: [403, "You are not allowed to invite users to this organization"],
+  YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE: [403, "You are not allowed to invite a user with this role"],
+  YOU_ARE_NOT_THE_RECIPIENT_OF_THE_INVITATION: [403, "You are not the recipient of the invitation"],
+  YOU_ARE_NOT_ALLOWED_TO_CANCEL_THIS_INVITATION: [403, "You are not allowed to cancel this invitation"],
+  EMAIL_VERIFICATION_REQUIRED_FOR_INVITATION: [403, "Email verification required to view or list invitations for the session email"],
+  INVITATION_LIMIT_REACHED: [403, "Invitation limit reached"],
   ORGANIZATION_MEMBERSHIP_LIMIT_REACHED: [403, "Organization membership limit reached"],
   TEAM_MEMBER_LIMIT_REACHED: [403, "Team member limit reached"],
 } as const satisfies ErrorTable;

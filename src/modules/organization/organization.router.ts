@@ -1,6 +1,7 @@
 import { actorOf } from "../../core/index.ts";
 import { router } from "../../trpc/init.ts";
 import { targetOrganizationId } from "./access.ts";
+import { invitationProcedures } from "./invitations.router.ts";
 import { listMembers } from "./list-members.service.ts";
 import * as members from "./members.service.ts";
 import * as orgs from "./organizations.service.ts";
@@ -38,4 +39,5 @@ export const organizationRouter = router({
   hasPermission: authed.input(schema.hasPermissionInput).mutation(({ ctx, input }) =>
     members.checkPermission(ctx.app, ctx.em, ctx.auth, targetOrganizationId(ctx.auth, input.organizationId), (input.permissions ?? input.permission)!),
   ),
+  ...invitationProcedures,
 });

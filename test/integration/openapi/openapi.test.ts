@@ -115,6 +115,16 @@ async function organizationOf(owner: SignedInUser, member?: SignedInUser, role =
   return { id: res.body.id as string, memberId };
 }
 
+/** An invitation into a fresh organization for `u`, whose address the admin marks verified (the recipient's rule). */
+async function invitationFor(u: SignedInUser) {
+  expect((await post(`${server.auth}/admin/update-user`, { userId: u.id, data: { emailVerified: true } }, { bearer: admin.token })).status).toBe(200);
+  const owner = await freshUser();
+  const org = await organizationOf(owner);
+  const res = await post(`${server.auth}/organization/invite-member`, { email: u.email, role: "member", organizationId: org.id }, { bearer: owner.token });
+  expect(res.status, res.text).toBe(200);
+  return res.body.id as string;
+}
+
 /** Routes whose example needs something first; every other route gets a fresh user's session (or none when public). */
 const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
   "POST /sign-up/email": async () => ({ known: { email: uniqueEmail("openapi-new"), username: `oa_new_${process.pid}_${++seq}` } }),
@@ -160,6 +170,17 @@ const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
     return { bearer: u.token, known: { memberId: org.memberId, role: "admin" } };
   },
   "POST /organization/leave": async (u) => ({ bearer: u.token, known: { organizationId: (await organizationOf(await freshUser(), u)).id } }),
+  "POST /organization/invite-member": async (u) => (await organizationOf(u), { bearer: u.token, known: { email: uniqueEmail("openapi-invited"), role: "member" } }),
+  "POST /organization/accept-invitation": async (u) => ({ bearer: u.token, known: { invitationId: await invitationFor(u) } }),
+  "POST /organization/reject-invitation": async (u) => ({ bearer: u.token, known: { invitationId: await invitationFor(u) } }),
+  "GET /organization/get-invitation": async (u) => ({ bearer: u.token, known: { id: await invitationFor(u) } }),
+  "GET /organization/list-user-invitations": async (u) => (await invitationFor(u), { bearer: u.token }),
+  "GET /organization/list-invitations": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "POST /organization/cancel-invitation": async (u) => {
+    await organizationOf(u);
+    const res = await post(`${server.auth}/organization/invite-member`, { email: uniqueEmail("openapi-cancelled"), role: "member" }, { bearer: u.token });
+    return { bearer: u.token, known: { invitationId: res.body.id } };
+  },
   "POST /admin/update-user": async () => ({ extra: { data: { name: "Renamed by an admin" } } }),
   "POST /admin/revoke-user-session": async (u) => ({ known: { sessionToken: u.token } }),
   "POST /admin/stop-impersonating": async (u) => {
