@@ -3,6 +3,7 @@ import { moduleDoc, requireOneOf, type JsonSchema } from "../../openapi/doc.ts";
 import { statusTrue } from "../../openapi/records.ts";
 import { fullOrganizationRecord, memberRecord, organizationRecord } from "./organization.records.ts";
 import { invitationDocs } from "./invitations.docs.ts";
+import { teamDocs } from "./teams.docs.ts";
 
 const switchable = true;
 
@@ -125,5 +126,6 @@ export const organizationDoc = moduleDoc({
       permissions: ["YOU_ARE_NOT_ALLOWED_TO_GET_USER"],
     },
     ...invitationDocs,
+    ...teamDocs,
   },
 });

@@ -7,6 +7,7 @@ import * as members from "./members.service.ts";
 import * as orgs from "./organizations.service.ts";
 import * as schema from "./organization.schema.ts";
 import { procedures } from "./procedures.ts";
+import { teamAndRoleProcedures } from "./teams.router.ts";
 
 /*
  * better-auth's organization plugin endpoints (rest-bridge/routes.ts, `// organization`;
@@ -40,4 +41,5 @@ export const organizationRouter = router({
     members.checkPermission(ctx.app, ctx.em, ctx.auth, targetOrganizationId(ctx.auth, input.organizationId), (input.permissions ?? input.permission)!),
   ),
   ...invitationProcedures,
+  ...teamAndRoleProcedures,
 });

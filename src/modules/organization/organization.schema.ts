@@ -72,3 +72,24 @@ export const invitationIdInput = z.object({ invitationId: id });
 export const getInvitationInput = z.object({ id });
 export const listInvitationsInput = z.object({ organizationId: id.optional() }).optional();
 export const listUserInvitationsInput = z.object({ email: emailAddress.optional() }).optional();
+
+const teamName = z.string().min(1, "is required").max(255);
+export const createTeamInput = z.object({ name: teamName, organizationId: id.optional() });
+export const listTeamsInput = z.object({ organizationId: id.optional() }).optional();
+export const updateTeamInput = z.object({ teamId: id, data: z.object({ name: teamName.optional() }) });
+export const removeTeamInput = z.object({ teamId: id, organizationId: id.optional() });
+export const teamMemberInput = z.object({ teamId: id, userId: id });
+export const listTeamMembersInput = z.object({ teamId: id.optional() }).optional();
+export const setActiveTeamInput = z.object({ teamId: id.nullable().optional() });
+
+const dynamicRoleName = z.string().min(1, "is required").max(64).regex(/^[A-Za-z0-9_.-]+$/, "role names cannot hold commas or spaces");
+const rolePermission = z.record(z.string().max(64), z.array(z.string().max(64)).max(32)).refine((p) => Object.keys(p).length <= 16, "has more than 16 resources");
+const roleRef = { roleName: z.string().min(1).max(64).optional(), roleId: id.optional() };
+const oneRef = (b: { roleName?: string | undefined; roleId?: string | undefined }) => (b.roleName === undefined) !== (b.roleId === undefined);
+export const createRoleInput = z.object({ role: dynamicRoleName, permission: rolePermission, organizationId: id.optional() });
+export const updateRoleInput = z
+  .object({ ...roleRef, organizationId: id.optional(), data: z.object({ permission: rolePermission.optional(), roleName: dynamicRoleName.optional() }) })
+  .refine(oneRef, "give either roleName or roleId");
+export const deleteRoleInput = z.object({ ...roleRef, organizationId: id.optional() }).refine(oneRef, "give either roleName or roleId");
+export const listRolesInput = z.object({ organizationId: id.optional() }).optional();
+export const getRoleInput = z.object({ ...roleRef, organizationId: id.optional() }).refine(oneRef, "give either roleName or roleId");

@@ -26,6 +26,7 @@ const check = schemaValidator();
 beforeAll(async () => {
   server = await startTestServer({
     user: { deleteUser: { enabled: true }, changeEmail: { enabled: true } },
+    organization: { teams: { enabled: true }, dynamicAccessControl: { enabled: true } },
     providers: {
       example: {
         type: "oauth2",
@@ -125,6 +126,22 @@ async function invitationFor(u: SignedInUser) {
   return res.body.id as string;
 }
 
+/** The default team of a fresh organization of `u` (teams on: the creator is in it, and it is the session's active team). */
+async function teamOf(u: SignedInUser) {
+  await organizationOf(u);
+  const teams = await get(`${server.auth}/organization/list-teams`, { bearer: u.token });
+  return { teamId: teams.body[0].id as string };
+}
+
+/** A dynamic role of a fresh organization of `u`. */
+async function roleOf(u: SignedInUser) {
+  await organizationOf(u);
+  const name = `oa_role_${++seq}`;
+  const res = await post(`${server.auth}/organization/create-role`, { role: name, permission: { member: ["create"] } }, { bearer: u.token });
+  expect(res.status, res.text).toBe(200);
+  return name;
+}
+
 /** Routes whose example needs something first; every other route gets a fresh user's session (or none when public). */
 const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
   "POST /sign-up/email": async () => ({ known: { email: uniqueEmail("openapi-new"), username: `oa_new_${process.pid}_${++seq}` } }),
@@ -181,6 +198,32 @@ const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
     const res = await post(`${server.auth}/organization/invite-member`, { email: uniqueEmail("openapi-cancelled"), role: "member" }, { bearer: u.token });
     return { bearer: u.token, known: { invitationId: res.body.id } };
   },
+  "POST /organization/create-team": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "GET /organization/list-teams": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "GET /organization/list-user-teams": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "POST /organization/update-team": async (u) => ({ bearer: u.token, known: { teamId: (await teamOf(u)).teamId } }),
+  "POST /organization/remove-team": async (u) => {
+    const { teamId } = await teamOf(u);
+    await post(`${server.auth}/organization/create-team`, { name: "Second" }, { bearer: u.token });
+    return { bearer: u.token, known: { teamId } };
+  },
+  "GET /organization/list-team-members": async (u) => ({ bearer: u.token, known: { teamId: (await teamOf(u)).teamId } }),
+  "POST /organization/set-active-team": async (u) => ({ bearer: u.token, known: { teamId: (await teamOf(u)).teamId } }),
+  "POST /organization/add-team-member": async (u) => {
+    const other = await freshUser();
+    await organizationOf(u, other);
+    const team = await post(`${server.auth}/organization/create-team`, { name: "Team" }, { bearer: u.token });
+    return { bearer: u.token, known: { teamId: team.body.id, userId: other.id } };
+  },
+  "POST /organization/remove-team-member": async (u) => {
+    const { teamId } = await teamOf(u);
+    return { bearer: u.token, known: { teamId, userId: u.id } };
+  },
+  "POST /organization/create-role": async (u) => (await organizationOf(u), { bearer: u.token, known: { role: `oa_role_${++seq}` } }),
+  "GET /organization/list-roles": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "GET /organization/get-role": async (u) => ({ bearer: u.token, known: { roleName: await roleOf(u) } }),
+  "POST /organization/update-role": async (u) => ({ bearer: u.token, known: { roleName: await roleOf(u) } }),
+  "POST /organization/delete-role": async (u) => ({ bearer: u.token, known: { roleName: await roleOf(u) } }),
   "POST /admin/update-user": async () => ({ extra: { data: { name: "Renamed by an admin" } } }),
   "POST /admin/revoke-user-session": async (u) => ({ known: { sessionToken: u.token } }),
   "POST /admin/stop-impersonating": async (u) => {
