@@ -1,6 +1,6 @@
 /**
  * One person at one server: the official `better-auth/client` (username, admin, device,
- * two-factor, passkey, magic-link and email-otp client plugins) over a fetch that behaves like a browser tab. It keeps
+ * two-factor, passkey, magic-link, email-otp and organization client plugins) over a fetch that behaves like a browser tab. It keeps
  * a cookie jar for the server's origin (OAuth state, admin_session, two-factor and passkey
  * challenges, trusted devices, delete-user links), sends `Origin` on every
  * non-GET request (both servers' CSRF rules, docs/wire-contract.md §3), captures `set-auth-token` and
@@ -8,7 +8,7 @@
  * the last response said about the session so a step can record it.
  */
 import { createAuthClient } from "better-auth/client";
-import { adminClient, deviceAuthorizationClient, emailOTPClient, jwtClient, magicLinkClient, twoFactorClient, usernameClient } from "better-auth/client/plugins";
+import { adminClient, deviceAuthorizationClient, emailOTPClient, jwtClient, magicLinkClient, organizationClient, twoFactorClient, usernameClient } from "better-auth/client/plugins";
 // Its ceremony methods need navigator.credentials (a browser); here only its plain endpoints are called.
 import { passkeyClient } from "@better-auth/passkey/client";
 
@@ -48,6 +48,7 @@ function makeClient(baseURL: string, fetchImpl: typeof fetch) {
       jwtClient(),
       magicLinkClient(),
       emailOTPClient(),
+      organizationClient({ teams: { enabled: true } }),
     ],
     fetchOptions: { customFetchImpl: fetchImpl },
   });

@@ -80,7 +80,8 @@ export async function startPortcullis(port: number, oidc: TestOidcProvider): Pro
  * with none, the one-time code on a line of its own (the two-factor OTP mail, mail/templates.ts).
  */
 function readable(to: string, mail: ReceivedMail): ReadableMail {
-  const link = (mail.text.match(/https?:\/\/[^\s<>"]+/g) ?? []).find((l) => l.includes(BASE_PATH)) ?? null;
+  // The service's own links, or the app's invitation page (organization.invitationUrl's default).
+  const link = (mail.text.match(/https?:\/\/[^\s<>"]+/g) ?? []).find((l) => l.includes(BASE_PATH) || l.includes("/accept-invitation?")) ?? null;
   const code = link === null ? (/^\s*(\d{6})\s*$/m.exec(mail.text)?.[1] ?? null) : null;
   return { to, link, code };
 }

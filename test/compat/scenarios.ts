@@ -7,6 +7,7 @@ import { emailPassword } from "./scenarios/email-password.ts";
 import { jwt } from "./scenarios/jwt.ts";
 import { mail } from "./scenarios/mail.ts";
 import { misc } from "./scenarios/misc.ts";
+import { organization } from "./scenarios/organization.ts";
 import { passkey } from "./scenarios/passkey.ts";
 import { passwordless } from "./scenarios/passwordless.ts";
 import { social } from "./scenarios/social.ts";
@@ -26,4 +27,5 @@ export const scenarios: Scenario[] = [
   ...jwt,
   ...misc,
   ...passwordless,
+  ...organization,
 ];

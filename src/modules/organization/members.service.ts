@@ -64,15 +64,15 @@ async function dropMembership(app: App, tx: EntityManager, member: MemberRow): P
   await clearActiveOrganization(app, tx, member.organizationId, member.userId);
 }
 
-/** The member to act on: by id, or by the user's address, within `organizationId` only. */
+/** The member to act on, with its user: by id, or by the user's address, within `organizationId` only. */
 async function findTarget(em: EntityManager, organizationId: string, memberIdOrEmail: string): Promise<MemberRow | null> {
-  if (memberIdOrEmail.includes("@")) {
-    const user = await em.findOne(User, { email: normalizeEmail(memberIdOrEmail) }, { fields: ["id"], disableIdentityMap: true });
-    return user ? findMembership(em, organizationId, user.id) : null;
-  }
-  if (!isUuid(memberIdOrEmail)) return null;
-  const m = await em.findOne(Member, { id: memberIdOrEmail, organization: organizationId }, { disableIdentityMap: true });
-  return m ? memberRow(m) : null;
+  const byEmail = memberIdOrEmail.includes("@");
+  if (!byEmail && !isUuid(memberIdOrEmail)) return null;
+  const where = byEmail ? { organization: organizationId, user: { email: normalizeEmail(memberIdOrEmail) } } : { id: memberIdOrEmail, organization: organizationId };
+  const m = await em.findOne(Member, where, { populate: ["user"], disableIdentityMap: true });
+  if (!m) return null;
+  const u = m.user.getEntity();
+  return { ...memberRow(m), user: { id: u.id, name: u.name, email: u.email, image: u.image ?? null } };
 }
 
 /**
@@ -130,7 +130,8 @@ export async function leaveOrganization(app: App, em: EntityManager, auth: Resol
     if (isOwner(app, member.role) && (await ownerCount(app, tx, organizationId)) <= 1) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER");
     await dropMembership(app, tx, member);
     await audit(app, tx, actorOf(auth, req), "organization-leave", organizationId, { memberId: member.id });
-    return publicMember(member);
+    const u = auth.user;
+    return publicMember({ ...member, user: { id: u.id, name: u.name, email: u.email, image: u.image } });
   });
 }
 

@@ -59,7 +59,7 @@ export async function createOrganization(app: App, em: EntityManager, auth: Reso
     let teamId: string | null = null;
     if (cfg.teams.enabled && cfg.teams.defaultTeam) {
       teamId = uuidv7(now.getTime());
-      await tx.insert(Team, { id: teamId, organization: org.id, name: input.name, createdAt: now, updatedAt: now });
+      await tx.insert(Team, { id: teamId, organization: org.id, name: input.name, createdAt: now, updatedAt: null });
       await tx.insert(TeamMember, { id: uuidv7(now.getTime()), team: teamId, user: userId, createdAt: now });
     }
     if (!input.keepCurrentActiveOrganization) await setActiveContext(app, tx, { id: auth.session.id, userId }, org.id, teamId);

@@ -64,6 +64,8 @@ export async function removeTeam(app: App, em: EntityManager, auth: ResolvedSess
   const organizationId = targetOrganizationId(auth, input.organizationId);
   return inTransaction(em, async (tx) => {
     await lockOrganization(tx, organizationId);
+    // better-auth's rule: not the team the caller's session works in.
+    if (auth.session.activeTeamId === input.teamId) throw new AuthError("YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM");
     const member = await requireMembership(tx, organizationId, auth.user.id, "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_TEAM");
     await assertMemberMay(app, tx, member, { team: ["delete"] }, "YOU_ARE_NOT_ALLOWED_TO_DELETE_TEAMS_IN_THIS_ORGANIZATION");
     const team = await teamOf(tx, organizationId, input.teamId);
