@@ -4,6 +4,8 @@
  *   get-session (Bearer, cookie)   vs a bare node:http server answering a fixed JSON of the same size
  *   get-session, cache off         same, every check a database lookup (a second server child)
  *   GET /token                     same baseline: a session check and an EdDSA-signed JWT
+ *   organization/has-permission    vs get-session measured right before it: a session check, one
+ *                                     indexed membership lookup and the permission checker
  *   sign-in/email                  vs raw argon2id verifies/s (same parameters, verifies in flight =
  *                                     the server's hash slots, one per core)
  *   sign-up/email                  vs raw argon2id hashes/s
@@ -42,7 +44,7 @@ const LOAD_SEC = num("BENCH_LOAD_SEC", 60);
 /** The performance targets (docs/performance.md). `higher`: the figure must reach the target; otherwise stay at or below it. */
 const TARGETS = {
   getSession: 0.5, getSessionCookie: 0.5, getSessionUncached: 0.25, p99OverP50: 3,
-  signIn: 0.9, signUp: 0.9, startMs: 1000, idleRssMiB: 100, loadRssMiB: 150, token: 0.3,
+  signIn: 0.9, signUp: 0.9, startMs: 1000, idleRssMiB: 100, loadRssMiB: 150, token: 0.3, hasPermission: 0.5,
 } as const;
 
 interface Row {
@@ -129,6 +131,13 @@ async function main() {
     const bearer = { authorization: `Bearer ${info.token}` };
     const cookie = { cookie: `${info.cookieName}=${info.token}` };
 
+    // The seeded user owns an organization (its session's active one): has-permission's subject.
+    const orgCreated = await fetch(`${auth}/organization/create`, { method: "POST", headers: { "content-type": "application/json", ...bearer }, body: JSON.stringify({ name: "Bench Org", slug: `bench-${process.pid}-${Date.now()}` }) });
+    await expectOk(orgCreated, "organization/create");
+    const hasPermissionOpts = { url: `${auth}/organization/has-permission`, method: "POST", headers: { "content-type": "application/json", ...bearer }, body: JSON.stringify({ permissions: { member: ["create"] } }) } as const;
+    const permitted = await expectOk(await fetch(hasPermissionOpts.url, hasPermissionOpts), "organization/has-permission");
+    if (JSON.parse(permitted).success !== true) throw new Error(`has-permission did not grant the owner: ${permitted}`);
+
     // Sanity checks: every endpoint answers 200 (and get-session a user) before we measure it.
     const sessionBody = await expectOk(await fetch(`${auth}/get-session`, { headers: bearer }), "get-session");
     if (!(JSON.parse(sessionBody) as { user?: { email?: string } } | null)?.user?.email) throw new Error(`get-session did not return a user: ${sessionBody}`);
@@ -156,7 +165,7 @@ async function main() {
     await warmUp("sign-in", signInOpts, JIT_WARMUP);
     await warmUp("sign-up", signUpOpts, JIT_WARMUP);
 
-    const names = ["bare", "getSession", "getSessionCookie", "bareAgain", "getSessionUncached", "token", "argon2Verify", "signIn", "argon2Hash", "signUp"] as const;
+    const names = ["bare", "getSession", "getSessionCookie", "bareAgain", "getSessionUncached", "token", "getSessionBeforePermission", "hasPermission", "argon2Verify", "signIn", "argon2Hash", "signUp"] as const;
     const rounds = Object.fromEntries(names.map((n) => [n, [] as Measurement[]])) as Record<(typeof names)[number], Measurement[]>;
     const argonMeta: { concurrency?: number; options?: Record<string, number> } = {};
     for (let round = 1; round <= ROUNDS; round++) {
@@ -170,6 +179,8 @@ async function main() {
         await measure("GET get-session (cache off)", uncached, { url: `${uncachedInfo.url}/api/auth/get-session`, headers: { authorization: `Bearer ${uncachedInfo.token}` } }),
       );
       rounds.token.push(await measure("GET /token", server, { url: `${auth}/token`, headers: bearer }));
+      rounds.getSessionBeforePermission.push(await measure("GET get-session (Bearer)", server, { url: `${auth}/get-session`, headers: bearer }));
+      rounds.hasPermission.push(await measure("POST organization/has-permission", server, hasPermissionOpts));
       const verify = await measureArgon2("verify");
       Object.assign(argonMeta, { concurrency: verify.concurrency, options: verify.options });
       rounds.argon2Verify.push(verify);
@@ -196,6 +207,7 @@ async function main() {
       figureRow("  bare node:http p99 / p50 (reference)", m.bare.p99 / m.bare.p50, "x", null),
       measuredRow("GET /get-session (cache off)", m.getSessionUncached, "req/s", "bare http", ratio(rounds.getSessionUncached, rounds.bareAgain), TARGETS.getSessionUncached, m.bareAgain),
       measuredRow("GET /token (a signed JWT)", m.token, "req/s", "bare http", ratio(rounds.token, rounds.bareAgain), TARGETS.token, m.bareAgain),
+      measuredRow("POST /organization/has-permission", m.hasPermission, "req/s", "get-session", ratio(rounds.hasPermission, rounds.getSessionBeforePermission), TARGETS.hasPermission, m.getSessionBeforePermission),
       measuredRow(`argon2id verify (x${argonMeta.concurrency})`, m.argon2Verify, "ops/s"),
       measuredRow("POST /sign-in/email", m.signIn, "req/s", "argon2 verify", ratio(rounds.signIn, rounds.argon2Verify), TARGETS.signIn, m.argon2Verify),
       measuredRow(`argon2id hash (x${argonMeta.concurrency})`, m.argon2Hash, "ops/s"),

@@ -149,6 +149,8 @@ export const routes: readonly Route[] = [
   { method: "GET", path: "/organization/list-roles", procedure: "organization.listRoles", input: "query" },
   { method: "GET", path: "/organization/get-role", procedure: "organization.getRole", input: "query" },
   { method: "GET", path: "/admin/list-user-organizations", procedure: "admin.listUserOrganizations", input: "query" },
+  { method: "GET", path: "/admin/list-organizations", procedure: "admin.listOrganizations", input: "query" },
+  { method: "GET", path: "/admin/get-organization", procedure: "admin.getOrganization", input: "query" },
   // email-otp (src/modules/email-otp)
   { method: "POST", path: "/email-otp/send-verification-otp", procedure: "emailOtp.sendVerificationOtp", input: "body", login: true },
   { method: "POST", path: "/email-otp/check-verification-otp", procedure: "emailOtp.checkVerificationOtp", input: "body" },

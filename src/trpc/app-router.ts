@@ -12,7 +12,7 @@ import { userProcedures } from "../modules/user/index.ts";
 import { verificationProcedures } from "../modules/verification/index.ts";
 import { magicLinkRouter, signInMagicLink } from "../modules/magic-link/index.ts";
 import { emailOtpRouter, forgetPasswordRouter, signInEmailOtp } from "../modules/email-otp/index.ts";
-import { listUserOrganizations, organizationRouter } from "../modules/organization/index.ts";
+import { getOrganizationAsAdmin, listAllOrganizations, listUserOrganizations, organizationRouter } from "../modules/organization/index.ts";
 import { router } from "./init.ts";
 
 const { signInSocial, ...socialProcedures } = oauthProcedures;
@@ -33,7 +33,7 @@ export const appRouter = router({
   ...socialProcedures,
   twoFactor: twoFactorRouter,
   device: deviceRouter,
-  admin: router({ ...adminRouter._def.record, resetTwoFactor, listUserOrganizations }),
+  admin: router({ ...adminRouter._def.record, resetTwoFactor, listUserOrganizations, listOrganizations: listAllOrganizations, getOrganization: getOrganizationAsAdmin }),
   passkey: passkeyRouter,
   ok: okProcedure,
   ready: readyProcedure,

@@ -3,7 +3,7 @@ import { Member, TeamMember } from "../../db/entities/index.ts";
 
 export { organizationDoc } from "./organization.openapi.ts";
 export { organizationRouter } from "./organization.router.ts";
-export { listUserOrganizations } from "./admin.router.ts";
+export { getOrganizationAsAdmin, listAllOrganizations, listUserOrganizations } from "./admin.router.ts";
 
 /**
  * What the organization family holds for a user: memberships (docs/organizations.md "Removing

@@ -203,9 +203,9 @@ const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
   "GET /organization/list-user-teams": async (u) => (await organizationOf(u), { bearer: u.token }),
   "POST /organization/update-team": async (u) => ({ bearer: u.token, known: { teamId: (await teamOf(u)).teamId } }),
   "POST /organization/remove-team": async (u) => {
-    const { teamId } = await teamOf(u);
-    await post(`${server.auth}/organization/create-team`, { name: "Second" }, { bearer: u.token });
-    return { bearer: u.token, known: { teamId } };
+    await teamOf(u);
+    const second = await post(`${server.auth}/organization/create-team`, { name: "Second" }, { bearer: u.token });
+    return { bearer: u.token, known: { teamId: second.body.id } };
   },
   "GET /organization/list-team-members": async (u) => ({ bearer: u.token, known: { teamId: (await teamOf(u)).teamId } }),
   "POST /organization/set-active-team": async (u) => ({ bearer: u.token, known: { teamId: (await teamOf(u)).teamId } }),
@@ -224,6 +224,7 @@ const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
   "GET /organization/get-role": async (u) => ({ bearer: u.token, known: { roleName: await roleOf(u) } }),
   "POST /organization/update-role": async (u) => ({ bearer: u.token, known: { roleName: await roleOf(u) } }),
   "POST /organization/delete-role": async (u) => ({ bearer: u.token, known: { roleName: await roleOf(u) } }),
+  "GET /admin/get-organization": async (u) => ({ known: { organizationId: (await organizationOf(u)).id } }),
   "POST /admin/update-user": async () => ({ extra: { data: { name: "Renamed by an admin" } } }),
   "POST /admin/revoke-user-session": async (u) => ({ known: { sessionToken: u.token } }),
   "POST /admin/stop-impersonating": async (u) => {
