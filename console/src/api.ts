@@ -16,6 +16,9 @@ export type DeviceCode = RouterOutputs["admin"]["listUserDeviceCodes"]["deviceCo
 export type AuditPage = RouterOutputs["admin"]["listAuditEvents"];
 export type AuditEvent = AuditPage["events"][number];
 export type AuditQuery = NonNullable<RouterInputs["admin"]["listAuditEvents"]>;
+export type AdminOrganizationPage = RouterOutputs["admin"]["listOrganizations"];
+export type AdminOrganization = RouterOutputs["admin"]["getOrganization"];
+export type UserOrganization = RouterOutputs["admin"]["listUserOrganizations"][number];
 
 /** A failure as the console shows it: the server's words and its code, never a bare "error". */
 export interface Problem {

@@ -171,7 +171,7 @@ describe.skipIf(!hasChromium() && !process.env.CI)(`who may use the console (${t
     await signInConsole(page, support.email, PASSWORD);
     await page.getByRole("heading", { name: "Users", level: 1 }).waitFor();
     const nav = page.getByRole("navigation", { name: "Console" });
-    expect(await nav.getByRole("link").allTextContents()).toEqual(["Users", "Audit log"]);
+    expect(await nav.getByRole("link").allTextContents()).toEqual(["Users", "Organizations", "Audit log"]);
     expect(await page.getByRole("link", { name: "Create a user" }).count()).toBe(0);
 
     await page.getByRole("link", { name: plain.email }).click();

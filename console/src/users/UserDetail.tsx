@@ -7,6 +7,7 @@ import { useLoad } from "../ui/hooks.ts";
 import { Link } from "../ui/Link.tsx";
 import { PageTitle } from "../ui/PageTitle.tsx";
 import { ProblemBox } from "../ui/ProblemBox.tsx";
+import { UserOrganizationsPanel } from "../organizations/Organizations.tsx";
 import { AccountsPanel, DeviceCodesPanel } from "./RecordsPanels.tsx";
 import { SessionsPanel } from "./SessionsPanel.tsx";
 import { UserActions } from "./UserActions.tsx";
@@ -46,6 +47,7 @@ export function UserDetail({ id }: { id: string }) {
       <Allowed to="user:get">
         <AccountsPanel userId={u.id} version={version} />
         <DeviceCodesPanel userId={u.id} version={version} />
+        <UserOrganizationsPanel userId={u.id} version={version} />
       </Allowed>
       <Allowed to="audit:list">
         <UserAudit userId={u.id} version={version} />
