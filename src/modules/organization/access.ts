@@ -4,6 +4,7 @@ import { Member, Organization, OrganizationRole, type IOrganization } from "../.
 import { AuthError, type ErrorCode } from "../../errors.ts";
 import { isUuid, organizationGrantsSchema, rolesGrant, splitRoles, type Grants, type PermissionRequest, type ResolvedSession } from "../../core/index.ts";
 import { LockMode } from "../../db/mikro-orm.ts";
+import { anyDate } from "../../db/session-store/index.ts";
 import type { MemberRow } from "./views.ts";
 
 /**
@@ -24,11 +25,18 @@ export function memberRow(m: { id: string; organization: { id: string }; user: {
   return { id: m.id, organizationId: m.organization.id, userId: m.user.id, role: m.role, createdAt: m.createdAt };
 }
 
-/** The user's membership of the organization, or null (anything but a UUID names none). */
+const MEMBERSHIP_SQL = "select id, role, created_at from members where organization_id = ? and user_id = ?";
+
+/**
+ * The user's membership of the organization, or null (anything but a UUID names none): one
+ * statement on the unique (organization_id, user_id) index, no entity hydration (has-permission's
+ * whole cost, docs/performance.md).
+ */
 export async function findMembership(em: EntityManager, organizationId: string, userId: string): Promise<MemberRow | null> {
   if (!isUuid(organizationId)) return null;
-  const m = await em.findOne(Member, { organization: organizationId, user: userId }, { disableIdentityMap: true });
-  return m ? memberRow(m) : null;
+  const rows = await em.getConnection().execute<{ id: string; role: string; created_at: unknown }[]>(MEMBERSHIP_SQL, [organizationId, userId], "all", em.getTransactionContext());
+  const r = rows[0];
+  return r ? { id: r.id, organizationId, userId, role: r.role, createdAt: anyDate(r.created_at) } : null;
 }
 
 /** The membership, or `code` (better-auth answers each route's own). */
