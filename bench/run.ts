@@ -7,6 +7,8 @@
  *   GET /token                     same baseline: a session check and an EdDSA-signed JWT
  *   GET /oauth2/userinfo           vs get-session (an access token's lookup, its user, the claims)
  *   POST /oauth2/token             vs bare node:http: client credentials (client auth, a token row written)
+ *   organization/has-permission    vs get-session measured right before it: a session check, one
+ *                                     indexed membership lookup and the permission checker
  *   sign-in/email                  vs raw argon2id verifies/s (same parameters, verifies in flight =
  *                                     the server's hash slots, one per core)
  *   sign-up/email                  vs raw argon2id hashes/s
@@ -45,7 +47,7 @@ const LOAD_SEC = num("BENCH_LOAD_SEC", 60);
 /** The performance targets (docs/performance.md). `higher`: the figure must reach the target; otherwise stay at or below it. */
 const TARGETS = {
   getSession: 0.5, getSessionCookie: 0.5, getSessionUncached: 0.25, p99OverP50: 3,
-  signIn: 0.9, signUp: 0.9, startMs: 1000, idleRssMiB: 100, loadRssMiB: 150, token: 0.3, apiKey: 0.8,
+  signIn: 0.9, signUp: 0.9, startMs: 1000, idleRssMiB: 100, loadRssMiB: 150, token: 0.3, apiKey: 0.8, hasPermission: 0.5,
 } as const;
 
 interface Row {
@@ -134,6 +136,13 @@ async function main() {
     const bearer = { authorization: `Bearer ${info.token}` };
     const cookie = { cookie: `${info.cookieName}=${info.token}` };
 
+    // The seeded user owns an organization (its session's active one): has-permission's subject.
+    const orgCreated = await fetch(`${auth}/organization/create`, { method: "POST", headers: { "content-type": "application/json", ...bearer }, body: JSON.stringify({ name: "Bench Org", slug: `bench-${process.pid}-${Date.now()}` }) });
+    await expectOk(orgCreated, "organization/create");
+    const hasPermissionOpts = { url: `${auth}/organization/has-permission`, method: "POST", headers: { "content-type": "application/json", ...bearer }, body: JSON.stringify({ permissions: { member: ["create"] } }) } as const;
+    const permitted = await expectOk(await fetch(hasPermissionOpts.url, hasPermissionOpts), "organization/has-permission");
+    if (JSON.parse(permitted).success !== true) throw new Error(`has-permission did not grant the owner: ${permitted}`);
+
     // Sanity checks: every endpoint answers 200 (and get-session a user) before we measure it.
     const sessionBody = await expectOk(await fetch(`${auth}/get-session`, { headers: bearer }), "get-session");
     if (!(JSON.parse(sessionBody) as { user?: { email?: string } } | null)?.user?.email) throw new Error(`get-session did not return a user: ${sessionBody}`);
@@ -166,7 +175,7 @@ async function main() {
     await warmUp("sign-in", signInOpts, JIT_WARMUP);
     await warmUp("sign-up", signUpOpts, JIT_WARMUP);
 
-    const names = ["bare", "getSession", "getSessionApiKey", "getSessionCookie", "bareAgain", "getSessionUncached", "token", "userinfo", "oauthToken", "argon2Verify", "signIn", "argon2Hash", "signUp"] as const;
+    const names = ["bare", "getSession", "getSessionApiKey", "getSessionCookie", "bareAgain", "getSessionUncached", "token", "userinfo", "oauthToken", "getSessionBeforePermission", "hasPermission", "argon2Verify", "signIn", "argon2Hash", "signUp"] as const;
     const rounds = Object.fromEntries(names.map((n) => [n, [] as Measurement[]])) as Record<(typeof names)[number], Measurement[]>;
     const argonMeta: { concurrency?: number; options?: Record<string, number> } = {};
     for (let round = 1; round <= ROUNDS; round++) {
@@ -184,6 +193,8 @@ async function main() {
       rounds.userinfo.push(await measure("GET /oauth2/userinfo", server, { url: `${auth}/oauth2/userinfo`, headers: { authorization: `Bearer ${info.oauth.accessToken}` } }));
       const form = { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${info.oauth.basic}` };
       rounds.oauthToken.push(await measure("POST /oauth2/token (client credentials)", server, { url: `${auth}/oauth2/token`, method: "POST", headers: form, body: "grant_type=client_credentials" }));
+      rounds.getSessionBeforePermission.push(await measure("GET get-session (Bearer)", server, { url: `${auth}/get-session`, headers: bearer }));
+      rounds.hasPermission.push(await measure("POST organization/has-permission", server, hasPermissionOpts));
       const verify = await measureArgon2("verify");
       Object.assign(argonMeta, { concurrency: verify.concurrency, options: verify.options });
       rounds.argon2Verify.push(verify);
@@ -213,6 +224,7 @@ async function main() {
       measuredRow("GET /token (a signed JWT)", m.token, "req/s", "bare http", ratio(rounds.token, rounds.bareAgain), TARGETS.token, m.bareAgain),
       measuredRow("GET /oauth2/userinfo", m.userinfo, "req/s", "get-session", ratio(rounds.userinfo, rounds.getSession), null, m.getSession),
       measuredRow("POST /oauth2/token (client credentials)", m.oauthToken, "req/s", "bare http", ratio(rounds.oauthToken, rounds.bareAgain), null, m.bareAgain),
+      measuredRow("POST /organization/has-permission", m.hasPermission, "req/s", "get-session", ratio(rounds.hasPermission, rounds.getSessionBeforePermission), TARGETS.hasPermission, m.getSessionBeforePermission),
       measuredRow(`argon2id verify (x${argonMeta.concurrency})`, m.argon2Verify, "ops/s"),
       measuredRow("POST /sign-in/email", m.signIn, "req/s", "argon2 verify", ratio(rounds.signIn, rounds.argon2Verify), TARGETS.signIn, m.argon2Verify),
       measuredRow(`argon2id hash (x${argonMeta.concurrency})`, m.argon2Hash, "ops/s"),

@@ -73,6 +73,7 @@ const envNumber = (name: string, fallback: number) => {
 
 const GET_SESSION_P99_MS = 2;
 const LIST_USERS_MS = 50;
+const LIST_MEMBERS_P50_MS = 10;
 const EXPIRED_PER_HOUR = 1_000_000;
 const ADMIN = { email: "scale-admin@bench.test", password: "scale admin password", name: "Scale Admin" };
 
@@ -303,6 +304,47 @@ export async function runScale(options: ScaleOptions = {}): Promise<ScaleRow[]> 
       await withClient(url, async (c) => {
         for (const sql of first.statements) plans.push(await explain(c, `${name}, first call: ${statementLabel(sql)}`, sql));
         for (const sql of later.statements.filter((s) => !first.statements.includes(s))) plans.push(await explain(c, `${name}, later calls: ${statementLabel(sql)}`, sql));
+      });
+    }
+
+    // ---- list-members: one organization of up to 100k seeded users, the admin its owner
+    const orgMembers = Math.min(users, 100_000);
+    const adminId = await withClient(url, async (c) => (await c.query<{ id: string }>("select id from users where email = $1", [ADMIN.email])).rows[0]!.id);
+    const orgId = "00000000-0000-4000-8000-00000000a11c";
+    await withClient(url, async (c) => {
+      const { ms: seeded } = await timed(async () => {
+        await c.query(`insert into organizations (id, name, slug, created_at) values ($1, 'Scale Org', 'scale-org', now()) on conflict do nothing`, [orgId]);
+        await c.query(`insert into members (id, organization_id, user_id, role, created_at) values (md5('member-owner')::uuid, $1, $2, 'owner', now()) on conflict do nothing`, [orgId, adminId]);
+        await c.query(
+          `insert into members (id, organization_id, user_id, role, created_at)
+           select md5('member-' || i)::uuid, $1, md5('user-' || i)::uuid, case when i % 100 = 0 then 'admin' else 'member' end,
+                  timestamptz '2020-01-01' + i * interval '1 second'
+           from generate_series(1, $2::int) i on conflict do nothing`,
+          [orgId, orgMembers],
+        );
+        await c.query("vacuum analyze members");
+      });
+      log(`  list-members: ${orgMembers.toLocaleString("en")} members seeded in ${(seeded / 1000).toFixed(1)} s`);
+    });
+    const listMembers = async (query: Record<string, string | number>) => {
+      const qs = new URLSearchParams(Object.entries({ organizationId: orgId, ...query }).map(([k, v]): [string, string] => [k, String(v)]));
+      const { status, body } = await getJson<{ members?: unknown[]; total?: number }>(`${auth}/organization/list-members?${qs}`, { authorization: `Bearer ${token}` });
+      if (status !== 200 || !Array.isArray(body.members)) throw new Error(`list-members ${qs} answered ${status}`);
+      return body as { members: unknown[]; total: number };
+    };
+    const memberScenarios: [string, Record<string, string | number>][] = [
+      ["first page", { limit: 100 }],
+      [`deep page (offset ${Math.floor(orgMembers * 0.9).toLocaleString("en")})`, { limit: 100, offset: Math.floor(orgMembers * 0.9) }],
+      ["role = admin (1%)", { filterField: "role", filterValue: "admin", limit: 100 }],
+      ["sort by role desc", { sortBy: "role", sortDirection: "desc", limit: 100 }],
+    ];
+    for (const [name, query] of memberScenarios) {
+      const l: Latency = await sample(samples, 5, () => listMembers(query));
+      row(`list-members (${orgMembers.toLocaleString("en")}) ${name} p50`, l.p50, "ms", LIST_MEMBERS_P50_MS);
+      row(`list-members (${orgMembers.toLocaleString("en")}) ${name} p99`, l.p99, "ms", null);
+      const captured = await captureSql(p, () => asAdmin.organization.listMembers({ organizationId: orgId, ...query } as never));
+      await withClient(url, async (c) => {
+        for (const sql of captured.statements) plans.push(await explain(c, `list-members ${name}: ${statementLabel(sql)}`, sql));
       });
     }
 

@@ -15,6 +15,7 @@ import { magicLinkErrors } from "./modules/magic-link/magic-link.errors.ts";
 import { emailOtpErrors } from "./modules/email-otp/email-otp.errors.ts";
 import { apiKeyErrors } from "./modules/api-key/api-key.errors.ts";
 import { oidcProviderErrors } from "./modules/oidc-provider/oidc-provider.errors.ts";
+import { organizationErrors } from "./modules/organization/organization.errors.ts";
 
 /*
  * One error type, one table (docs/architecture.md "Style" 2). Services throw `new AuthError(code)`;
@@ -59,6 +60,7 @@ export const ERROR_TABLES = {
   "email-otp": emailOtpErrors,
   "api-key": apiKeyErrors,
   "oidc-provider": oidcProviderErrors,
+  organization: organizationErrors,
 } as const;
 
 export const ERRORS = composeErrors(
@@ -76,6 +78,7 @@ export const ERRORS = composeErrors(
   emailOtpErrors,
   apiKeyErrors,
   oidcProviderErrors,
+  organizationErrors,
 );
 
 export type ErrorCode = keyof typeof ERRORS;

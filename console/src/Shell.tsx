@@ -8,6 +8,7 @@ import { useAction } from "./ui/hooks.ts";
 import { Link } from "./ui/Link.tsx";
 import { PageTitle } from "./ui/PageTitle.tsx";
 import { ProblemBox } from "./ui/ProblemBox.tsx";
+import { OrganizationDetail, OrganizationList } from "./organizations/Organizations.tsx";
 import { CreateUser } from "./users/CreateUser.tsx";
 import { UserDetail } from "./users/UserDetail.tsx";
 import { UserList } from "./users/UserList.tsx";
@@ -46,6 +47,11 @@ export function Shell() {
                 <Link to="/users/new">Create user</Link>
               </li>
             </Allowed>
+            <Allowed to="user:list">
+              <li>
+                <Link to="/organizations">Organizations</Link>
+              </li>
+            </Allowed>
             <Allowed to="audit:list">
               <li>
                 <Link to="/audit">Audit log</Link>
@@ -79,6 +85,9 @@ function page(path: string, can: ReturnType<typeof useSession>["can"]) {
   const user = /^\/users\/([^/]+)$/.exec(path);
   if (user) return <UserDetail key={user[1]} id={decodeURIComponent(user[1]!)} />;
   if (path === "/audit" || path === "/audit/") return <AuditLog />;
+  if (path === "/organizations" || path === "/organizations/") return <OrganizationList />;
+  const org = /^\/organizations\/([^/]+)$/.exec(path);
+  if (org) return <OrganizationDetail key={org[1]} id={decodeURIComponent(org[1]!)} />;
   return (
     <>
       <PageTitle>Page not found</PageTitle>

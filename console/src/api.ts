@@ -18,6 +18,9 @@ export type AuditPage = RouterOutputs["admin"]["listAuditEvents"];
 export type DashboardData = RouterOutputs["admin"]["dashboard"];
 export type AuditEvent = AuditPage["events"][number];
 export type AuditQuery = NonNullable<RouterInputs["admin"]["listAuditEvents"]>;
+export type AdminOrganizationPage = RouterOutputs["admin"]["listOrganizations"];
+export type AdminOrganization = RouterOutputs["admin"]["getOrganization"];
+export type UserOrganization = RouterOutputs["admin"]["listUserOrganizations"][number];
 
 /** A failure as the console shows it: the server's words and its code, never a bare "error". */
 export interface Problem {

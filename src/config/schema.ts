@@ -20,6 +20,7 @@ import { rateLimitConfig } from "../rate-limit/rate-limit.config.ts";
 import { magicLinkConfig } from "../modules/magic-link/magic-link.config.ts";
 import { emailOtpConfig } from "../modules/email-otp/email-otp.config.ts";
 import { oidcProviderConfig } from "../modules/oidc-provider/oidc-provider.config.ts";
+import { organizationConfig } from "../modules/organization/organization.config.ts";
 
 export { DEFAULT_RATE_LIMIT_RULES } from "../rate-limit/rate-limit.config.ts";
 
@@ -132,6 +133,8 @@ export const configSchema = z
     emailOTP: emailOtpConfig,
     /** Portcullis as an OpenID provider (docs/oidc-provider.md): discovery, /oauth2/*, the sign-in and consent pages. */
     oidcProvider: oidcProviderConfig,
+    /** Organizations, members, roles, invitations and teams (better-auth's organization plugin shapes, docs/organizations.md). */
+    organization: organizationConfig,
     /** Time source (`{ now(): Date }`), for tests that move time. */
     clock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === "function", "must have now()").default(systemClock),
   })

@@ -23,7 +23,8 @@ export function actorOf(auth: ResolvedSession, req: RequestInfo): Actor & { user
 
 export interface AuditEntry {
   action: AuditAction;
-  targetType: "user" | "session";
+  /** "organization": targetId is the organization's id, whatever in it changed (docs/organizations.md). */
+  targetType: "user" | "session" | "organization";
   targetId: string | null;
   /** Details of the change; never a secret (no passwords, no tokens). */
   metadata?: Record<string, unknown>;

@@ -26,6 +26,7 @@ export { answerGetSession, answerKeySession, type GetSessionAnswer } from "./ses
 export { readApiKey, resolveKeyPrincipal } from "./session/api-key-principal.ts";
 export { claimKeyUse } from "./session/api-key-usage.ts";
 export { sessionCookieMaxAgeSec } from "./session/cookie.ts";
+export { clearActiveOrganization, clearActiveTeam, setActiveContext } from "./session/active.ts";
 
 // Single-use tokens (mailed links, flow state, challenges) and email proof
 export {
@@ -61,7 +62,8 @@ export { loadJose } from "./jose.ts";
 
 // Permissions and audit
 export {
-  assertPermission, BUILT_IN_ROLES, hasPermission, isAdminUser, roleGrantsSchema, rolesOf, STATEMENTS, withBuiltInRoles,
-  type Action, type AdminSettings, type PermissionRequest, type Resource, type RoleGrants,
+  assertPermission, BUILT_IN_ORGANIZATION_ROLES, BUILT_IN_ROLES, hasPermission, isAdminUser, ORGANIZATION_STATEMENTS, organizationGrantsSchema,
+  roleGrantsSchema, rolesGrant, rolesOf, splitRoles, STATEMENTS, withBuiltInOrganizationRoles, withBuiltInRoles,
+  type Action, type AdminSettings, type Grants, type OrganizationResource, type PermissionRequest, type Resource, type RoleGrants,
 } from "./permissions.ts";
 export { actorOf, AUDIT_ACTIONS, recordAudit, type Actor, type AuditAction, type AuditEntry } from "./audit.ts";

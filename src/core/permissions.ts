@@ -79,16 +79,13 @@ interface Subject {
 
 /** A user's roles: the comma-joined `role` column, plus the admin roles for `adminUserIds`. */
 export function rolesOf(settings: AdminSettings, user: Subject): string[] {
-  const roles = (user.role || settings.defaultRole)
-    .split(",")
-    .map((r) => r.trim())
-    .filter(Boolean);
+  const roles = splitRoles(user.role || settings.defaultRole);
   if (settings.adminUserIds.includes(user.id)) roles.push(...settings.adminRoles);
   return roles;
 }
 
 /** Resources and actions are client input: own entries only (`constructor`, `__proto__` grant nothing). */
-function grants(role: RoleGrants, request: PermissionRequest): boolean {
+function grants(role: Grants, request: PermissionRequest): boolean {
   const entries = Object.entries(request);
   if (entries.length === 0) return false;
   return entries.every(([resource, actions]) => {
@@ -102,10 +99,66 @@ function grants(role: RoleGrants, request: PermissionRequest): boolean {
  * permissions do not add up across roles.
  */
 export function hasPermission(settings: AdminSettings, user: Subject, request: PermissionRequest): boolean {
-  return rolesOf(settings, user).some((name) => {
-    const role = Object.hasOwn(settings.roles, name) ? settings.roles[name] : undefined;
+  return rolesGrant(settings.roles, rolesOf(settings, user), request);
+}
+
+/** What any role grants, resource by resource: the admin roles, an organization's roles (configured or dynamic). */
+export type Grants = Readonly<Record<string, readonly string[]>>;
+
+/**
+ * THE permission check, for admin roles and organization roles alike: passes when ONE of `names`
+ * is a role of `roles` (own entries only) that grants every requested action (better-auth's
+ * rule). `extra` resolves a name `roles` lacks (an organization's dynamic roles).
+ */
+export function rolesGrant(roles: Readonly<Record<string, Grants>>, names: readonly string[], request: PermissionRequest, extra?: (name: string) => Grants | undefined): boolean {
+  return names.some((name) => {
+    const role = Object.hasOwn(roles, name) ? roles[name] : extra?.(name);
     return role !== undefined && grants(role, request);
   });
+}
+
+/**
+ * Organization roles (better-auth's organization plugin, docs/organizations.md): its resources and
+ * actions, and its built-in `owner`, `admin` and `member` with the plugin's default grants.
+ */
+export const ORGANIZATION_STATEMENTS = {
+  organization: ["update", "delete"],
+  member: ["create", "update", "delete"],
+  invitation: ["create", "cancel"],
+  team: ["create", "update", "delete"],
+  ac: ["create", "read", "update", "delete"],
+} as const;
+
+export type OrganizationResource = keyof typeof ORGANIZATION_STATEMENTS;
+
+/** Config and dynamic-role shape of one organization role: only known resources and actions. */
+export const organizationGrantsSchema = z
+  .object({
+    organization: z.array(z.enum(ORGANIZATION_STATEMENTS.organization)).optional(),
+    member: z.array(z.enum(ORGANIZATION_STATEMENTS.member)).optional(),
+    invitation: z.array(z.enum(ORGANIZATION_STATEMENTS.invitation)).optional(),
+    team: z.array(z.enum(ORGANIZATION_STATEMENTS.team)).optional(),
+    ac: z.array(z.enum(ORGANIZATION_STATEMENTS.ac)).optional(),
+  })
+  .strict();
+
+export const BUILT_IN_ORGANIZATION_ROLES: Readonly<Record<string, Grants>> = {
+  owner: ORGANIZATION_STATEMENTS,
+  admin: { ...ORGANIZATION_STATEMENTS, organization: ["update"] },
+  member: { ac: ["read"] },
+};
+
+/** Operator organization roles replace a built-in one of the same name whole; a null-prototype map (withBuiltInRoles). */
+export function withBuiltInOrganizationRoles(roles: Record<string, Grants>): Record<string, Grants> {
+  return Object.assign(Object.create(null) as Record<string, Grants>, BUILT_IN_ORGANIZATION_ROLES, roles);
+}
+
+/** A comma-joined role column (users' and members' alike) as role names. */
+export function splitRoles(role: string): string[] {
+  return role
+    .split(",")
+    .map((r) => r.trim())
+    .filter(Boolean);
 }
 
 /** Whether a user counts as an admin (impersonating one needs `impersonate-admins`). */

@@ -39,6 +39,8 @@ export const emailConfig = z
         magicLink: mailTemplate,
         /** A one-time code of email-otp (`code`, no `url`; `otpType`: sign-in, email-verification or forget-password). */
         emailOtp: mailTemplate,
+        /** An invitation into an organization (`url`: the app's accept page with `?invitationId=`; `metadata`: the organization, role and inviter). */
+        organizationInvitation: mailTemplate,
       })
       .strict()
       .prefault({}),

@@ -104,6 +104,17 @@ export const DEFAULT_TEMPLATES: Record<MailKind, MailTemplate> = {
       outro: `The link expires in ${minutes(m.expiresInSec)} and works once. If you did not ask to sign in, ignore this email.`,
     }),
   emailOtp: (m) => codeMail(m, OTP_TEXT[m.otpType ?? "sign-in"](m.expiresInSec)),
+  organizationInvitation: (m) => {
+    const org = typeof m.metadata?.organizationName === "string" ? m.metadata.organizationName : "an organization";
+    const inviter = typeof m.metadata?.inviterName === "string" ? m.metadata.inviterName : "Someone";
+    const hours = Math.round(m.expiresInSec / 3600);
+    return linkMail(m.name, url(m), {
+      subject: `You are invited to join ${org}`,
+      intro: `${inviter} invited you to join ${org}. Open this link to accept or decline:`,
+      action: "Open the invitation",
+      outro: `The invitation expires in ${hours === 1 ? "1 hour" : `${hours} hours`}. You accept it signed in with this address, once it is verified. If you did not expect it, ignore this email.`,
+    });
+  },
 };
 
 /** The emailOtp wording per code type. */
@@ -156,4 +167,9 @@ export function magicLinkEmail(to: string, name: string | null, link: string, ex
 /** A one-time code of email-otp. */
 export function emailOtpEmail(to: string, name: string | null, code: string, otpType: EmailOtpType, expiresInSec: number): MailDraft {
   return { kind: "emailOtp", to, name, code, otpType, expiresInSec };
+}
+
+/** An invitation into an organization: the app's accept page, and what the template may show. */
+export function organizationInvitationEmail(to: string, link: string, expiresInSec: number, metadata: Record<string, unknown>): MailDraft {
+  return { kind: "organizationInvitation", to, name: null, url: link, expiresInSec, metadata };
 }

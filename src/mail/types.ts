@@ -4,7 +4,7 @@
  */
 
 /** Every mail, by what it is for; `email.templates` has one optional key per kind. */
-export const MAIL_KINDS = ["verification", "resetPassword", "changeEmail", "deleteAccount", "twoFactorOtp", "magicLink", "emailOtp"] as const;
+export const MAIL_KINDS = ["verification", "resetPassword", "changeEmail", "deleteAccount", "twoFactorOtp", "magicLink", "emailOtp", "organizationInvitation"] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
 /** What an emailOtp code is for: sign in (or sign up), verify the address, reset the password. */
@@ -23,7 +23,10 @@ export interface MailTemplateInput {
   code?: string;
   /** emailOtp: what the code is for (better-auth's `type`). */
   otpType?: EmailOtpType;
-  /** magicLink: the `metadata` the sign-in request passed (better-auth's sendMagicLink argument). */
+  /**
+   * magicLink: the `metadata` the sign-in request passed (better-auth's sendMagicLink argument).
+   * organizationInvitation: `{ invitationId, organizationId, organizationName, organizationSlug, role, inviterName, inviterEmail }`.
+   */
   metadata?: Record<string, unknown>;
   /** changeEmail: the address the account moves to. */
   newEmail?: string;

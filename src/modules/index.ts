@@ -3,6 +3,7 @@ import { deviceFamily } from "./device/index.ts";
 import { jwtFamily } from "./jwt/index.ts";
 import { apiKeyFamily } from "./api-key/index.ts";
 import { emailOtpFamily } from "./email-otp/index.ts";
+import { organizationFamily } from "./organization/index.ts";
 import { oauthFamily } from "./oauth/index.ts";
 import { passkeyFamily } from "./passkey/index.ts";
 import { twoFactorFamily } from "./two-factor/index.ts";
@@ -23,4 +24,5 @@ export const FAMILIES: readonly Family[] = [
   emailOtpFamily,
   apiKeyFamily,
   oidcProviderFamily,
+  organizationFamily,
 ];

@@ -14,6 +14,7 @@ import { magicLinkDoc } from "../modules/magic-link/index.ts";
 import { emailOtpDoc } from "../modules/email-otp/index.ts";
 import { apiKeyDoc } from "../modules/api-key/index.ts";
 import { oidcProviderDoc } from "../modules/oidc-provider/index.ts";
+import { organizationDoc } from "../modules/organization/index.ts";
 import type { OperationDoc } from "./doc.ts";
 
 /** Every module's docs, in the order of the document's tags. */
@@ -34,6 +35,7 @@ export const moduleDocs = [
   emailOtpDoc,
   apiKeyDoc,
   oidcProviderDoc,
+  organizationDoc,
 ] as const;
 
 type Merge<T extends readonly unknown[]> = T extends readonly [{ operations: infer Ops }, ...infer Rest] ? Ops & Merge<Rest> : unknown;

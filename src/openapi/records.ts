@@ -35,6 +35,8 @@ export const sessionRecord = z.object({
   ipAddress: z.string().nullable(),
   userAgent: z.string().nullable(),
   impersonatedBy: z.string().nullable().describe("The admin's user id during an impersonation"),
+  activeOrganizationId: z.string().nullable().describe("The organization the session works in (docs/organizations.md)"),
+  activeTeamId: z.string().nullable().describe("The team the session works in, when teams are on (docs/organizations.md)"),
 });
 components.add(sessionRecord, { id: "Session" });
 

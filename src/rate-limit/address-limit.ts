@@ -8,7 +8,7 @@ import { resilientLimiter, throttledReport } from "./resilient.ts";
 
 /**
  * Per-address limit on the mails anyone can trigger for an address (docs/security.md):
- * password-reset, verification, magic-link and one-time-code requests, `rateLimit.perAddress` (3 per 15 min by default)
+ * password-reset, verification, magic-link, one-time-code and organization-invitation requests, `rateLimit.perAddress` (3 per 15 min by default)
  * for each purpose and normalised address, whatever the client IP. The endpoints answer before
  * this runs (the check sits in the deferred mail job), so a limited request answers exactly
  * like a sent mail, and unknown addresses count like known ones: no enumeration.
@@ -16,7 +16,7 @@ import { resilientLimiter, throttledReport } from "./resilient.ts";
  * Keys are an HMAC of the address under the service secret, never the address: the counter
  * table holds no emails, and a digest of a guessable address cannot be checked offline.
  */
-export type MailPurpose = "password-reset" | "email-verification" | "change-email" | "magic-link" | "email-otp";
+export type MailPurpose = "password-reset" | "email-verification" | "change-email" | "magic-link" | "email-otp" | "organization-invitation";
 
 export interface AddressLimiter {
   /** Counts one mail for this address; false when the address is over its limit (send nothing). */

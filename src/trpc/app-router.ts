@@ -14,6 +14,7 @@ import { magicLinkRouter, signInMagicLink } from "../modules/magic-link/index.ts
 import { emailOtpRouter, forgetPasswordRouter, signInEmailOtp } from "../modules/email-otp/index.ts";
 import { apiKeyAdminProcedures, apiKeyRouter } from "../modules/api-key/index.ts";
 import { adminOauth2Router, oauth2Router } from "../modules/oidc-provider/index.ts";
+import { getOrganizationAsAdmin, listAllOrganizations, listUserOrganizations, organizationRouter } from "../modules/organization/index.ts";
 import { router } from "./init.ts";
 
 const { signInSocial, ...socialProcedures } = oauthProcedures;
@@ -34,7 +35,7 @@ export const appRouter = router({
   ...socialProcedures,
   twoFactor: twoFactorRouter,
   device: deviceRouter,
-  admin: router({ ...adminRouter._def.record, resetTwoFactor, ...apiKeyAdminProcedures, oauth2: adminOauth2Router }),
+  admin: router({ ...adminRouter._def.record, resetTwoFactor, ...apiKeyAdminProcedures, oauth2: adminOauth2Router, listUserOrganizations, listOrganizations: listAllOrganizations, getOrganization: getOrganizationAsAdmin }),
   passkey: passkeyRouter,
   ok: okProcedure,
   ready: readyProcedure,
@@ -44,6 +45,7 @@ export const appRouter = router({
   forgetPassword: forgetPasswordRouter,
   apiKey: apiKeyRouter,
   oauth2: oauth2Router,
+  organization: organizationRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -172,7 +172,7 @@ describe.skipIf(!hasChromium() && !process.env.CI)(`who may use the console (${t
     // audit: list lets it read the dashboard, its first page
     await page.getByRole("heading", { name: "Dashboard", level: 1 }).waitFor();
     const nav = page.getByRole("navigation", { name: "Console" });
-    expect(await nav.getByRole("link").allTextContents()).toEqual(["Dashboard", "Users", "Audit log"]);
+    expect(await nav.getByRole("link").allTextContents()).toEqual(["Dashboard", "Users", "Organizations", "Audit log"]);
     await nav.getByRole("link", { name: "Users" }).click();
     await page.getByRole("heading", { name: "Users", level: 1 }).waitFor();
     expect(await page.getByRole("link", { name: "Create a user" }).count()).toBe(0);

@@ -1,6 +1,6 @@
 /**
  * One person at one server: the official `better-auth/client` (username, admin, device,
- * two-factor, passkey, magic-link and email-otp client plugins) over a fetch that behaves like a browser tab. It keeps
+ * two-factor, passkey, magic-link, email-otp and organization client plugins) over a fetch that behaves like a browser tab. It keeps
  * a cookie jar for the server's origin (OAuth state, admin_session, two-factor and passkey
  * challenges, trusted devices, delete-user links), sends `Origin` on every
  * non-GET request (both servers' CSRF rules, docs/wire-contract.md §3), captures `set-auth-token` and
@@ -9,7 +9,7 @@
  */
 import { createAuthClient } from "better-auth/client";
 import { apiKeyClient } from "@better-auth/api-key/client";
-import { adminClient, deviceAuthorizationClient, emailOTPClient, jwtClient, magicLinkClient, twoFactorClient, usernameClient } from "better-auth/client/plugins";
+import { adminClient, deviceAuthorizationClient, emailOTPClient, jwtClient, magicLinkClient, organizationClient, twoFactorClient, usernameClient } from "better-auth/client/plugins";
 // Its ceremony methods need navigator.credentials (a browser); here only its plain endpoints are called.
 import { passkeyClient } from "@better-auth/passkey/client";
 import { oauthProviderClient } from "@better-auth/oauth-provider/client";
@@ -52,6 +52,7 @@ function makeClient(baseURL: string, fetchImpl: typeof fetch) {
       magicLinkClient(),
       emailOTPClient(),
       oauthProviderClient(),
+      organizationClient({ teams: { enabled: true } }),
     ],
     fetchOptions: { customFetchImpl: fetchImpl },
   });

@@ -230,6 +230,36 @@ export const allowlist: Allowed[] = [
     path: /^(code|body\.(message|error_description))$/,
     contract: "§10 Plugins: the OpenID provider's client metadata errors are RFC 7591 §3.2.2 `invalid_redirect_uri` in RFC 6749's { error, error_description } shape (better-auth: a VALIDATION_ERROR)",
   },
+
+  // §10 Organizations (docs/organizations.md "Differences from better-auth")
+  {
+    endpoint: /^(POST|GET) \/organization\//,
+    path: /^body(\[\d+\])?\.metadata$/,
+    contract: "§10 Organizations: an organization's `metadata` is an object or null on every route (better-auth: absent when unset, a JSON string on list, set-active and delete)",
+  },
+  {
+    scenario: /^organization:/,
+    step: "get-session after delete",
+    path: "body.session.activeTeamId",
+    portcullis: null,
+    contract: "§10 Organizations: deleting an organization clears the active organization and team of every session working in it (better-auth keeps the deleted organization's team active)",
+  },
+  {
+    scenario: "organization: teams",
+    step: "get-session after leaving the team",
+    path: "body.session.activeTeamId",
+    portcullis: null,
+    contract: "§10 Organizations: a user removed from a team no longer has it as any session's active team (better-auth keeps it active)",
+  },
+  ...["status", "code"].map(
+    (path): Allowed => ({
+      scenario: /^organization:/,
+      step: "bob removes the owner",
+      path,
+      portcullis: path === "status" ? 403 : "YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER",
+      contract: "§10 Organizations: only an owner removes an owner, 403 YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER (better-auth answers 400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER whoever the owners are)",
+    }),
+  ),
 ];
 
 /**

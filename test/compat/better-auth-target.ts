@@ -9,7 +9,7 @@ import Database from "better-sqlite3";
 import { betterAuth, type BetterAuthOptions } from "better-auth";
 import { getMigrations } from "better-auth/db/migration";
 import { toNodeHandler } from "better-auth/node";
-import { admin, bearer, deviceAuthorization, emailOTP, jwt, magicLink, twoFactor, username } from "better-auth/plugins";
+import { admin, bearer, deviceAuthorization, emailOTP, jwt, magicLink, organization, twoFactor, username } from "better-auth/plugins";
 import { passkey } from "@better-auth/passkey";
 import { oauthProvider } from "@better-auth/oauth-provider";
 import { defaultRoles } from "better-auth/plugins/admin/access";
@@ -89,6 +89,12 @@ export async function startBetterAuth(port: number, oidc: TestOidcProvider): Pro
       emailOTP({
         sendVerificationOTP: async ({ email, otp }) => void mails.push({ to: email.toLowerCase(), link: null, code: otp }),
         storeOTP: "hashed",
+      }),
+      // Organizations with teams (docs/organizations.md); the invitation mail links to the app's
+      // accept page, as Portcullis' default `organization.invitationUrl` does.
+      organization({
+        teams: { enabled: true },
+        sendInvitationEmail: async ({ id, email }) => mail(email, `${origin}/accept-invitation?invitationId=${id}`),
       }),
       // After twoFactor: after-hooks run in plugin order, and a sign-in that two-factor turns into a
       // pending one (no session, docs/wire-contract.md §3) must not send `set-auth-token` with the token of

@@ -41,6 +41,7 @@ export async function startPortcullis(port: number, oidc: TestOidcProvider): Pro
     deviceAuthorization: { intervalSec: 1 },
     twoFactor: { issuer: TWO_FACTOR_ISSUER },
     passkey: { rpID: PASSKEY_RP.id, rpName: PASSKEY_RP.name },
+    organization: { teams: { enabled: true } },
     providers: oidcProviders(oidc),
   });
   await portcullis.listen(port, "127.0.0.1");
@@ -79,7 +80,8 @@ export async function startPortcullis(port: number, oidc: TestOidcProvider): Pro
  * with none, the one-time code on a line of its own (the two-factor OTP mail, mail/templates.ts).
  */
 function readable(to: string, mail: ReceivedMail): ReadableMail {
-  const link = (mail.text.match(/https?:\/\/[^\s<>"]+/g) ?? []).find((l) => l.includes(BASE_PATH)) ?? null;
+  // The service's own links, or the app's invitation page (organization.invitationUrl's default).
+  const link = (mail.text.match(/https?:\/\/[^\s<>"]+/g) ?? []).find((l) => l.includes(BASE_PATH) || l.includes("/accept-invitation?")) ?? null;
   const code = link === null ? (/^\s*(\d{6})\s*$/m.exec(mail.text)?.[1] ?? null) : null;
   return { to, link, code };
 }

@@ -8,6 +8,7 @@ import { jwt } from "./scenarios/jwt.ts";
 import { apiKey } from "./scenarios/api-key.ts";
 import { mail } from "./scenarios/mail.ts";
 import { misc } from "./scenarios/misc.ts";
+import { organization } from "./scenarios/organization.ts";
 import { passkey } from "./scenarios/passkey.ts";
 import { passwordless } from "./scenarios/passwordless.ts";
 import { social } from "./scenarios/social.ts";
@@ -30,4 +31,5 @@ export const scenarios: Scenario[] = [
   ...misc,
   ...passwordless,
   ...oidcProvider,
+  ...organization,
 ];

@@ -8,6 +8,7 @@ import { Link } from "../ui/Link.tsx";
 import { PageTitle } from "../ui/PageTitle.tsx";
 import { ProblemBox } from "../ui/ProblemBox.tsx";
 import { ApiKeysPanel } from "./ApiKeysPanel.tsx";
+import { UserOrganizationsPanel } from "../organizations/Organizations.tsx";
 import { AccountsPanel, DeviceCodesPanel } from "./RecordsPanels.tsx";
 import { SessionsPanel } from "./SessionsPanel.tsx";
 import { UserActions } from "./UserActions.tsx";
@@ -47,6 +48,7 @@ export function UserDetail({ id }: { id: string }) {
       <Allowed to="user:get">
         <AccountsPanel userId={u.id} version={version} />
         <DeviceCodesPanel userId={u.id} version={version} />
+        <UserOrganizationsPanel userId={u.id} version={version} />
       </Allowed>
       <Allowed to="apiKey:list">
         <ApiKeysPanel userId={u.id} version={version} onChanged={changed} />

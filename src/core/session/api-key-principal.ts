@@ -63,6 +63,8 @@ function principalSession(app: App, key: KeyPrincipal, now: Date) {
     ipAddress: null,
     userAgent: null,
     impersonatedBy: null,
+    activeOrganizationId: null,
+    activeTeamId: null,
     createdAt: now,
     updatedAt: now,
   };

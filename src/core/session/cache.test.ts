@@ -5,7 +5,7 @@ import { SessionCache } from "./cache.ts";
 function row(userId: string, sessionId: string): SessionWithUser {
   const d = new Date(0);
   return {
-    session: { id: sessionId, userId, expiresAt: d, rememberMe: true, ipAddress: null, userAgent: null, impersonatedBy: null, createdAt: d, updatedAt: d },
+    session: { id: sessionId, userId, expiresAt: d, rememberMe: true, ipAddress: null, userAgent: null, impersonatedBy: null, createdAt: d, updatedAt: d, activeOrganizationId: null, activeTeamId: null },
     user: { id: userId, name: "n", email: "e@x.io", emailVerified: false, image: null, username: null, displayUsername: null, role: "user", banned: false, banReason: null, banExpires: null,
     twoFactorEnabled: false, createdAt: d, updatedAt: d },
   };

@@ -56,6 +56,8 @@ export function newSession(app: App, req: RequestInfo, opts: IssueOptions): NewS
     impersonatedBy: opts.impersonatedBy ?? null,
     createdAt: now,
     updatedAt: now,
+    activeOrganizationId: null,
+    activeTeamId: null,
   };
   return { token, tokenHash: sha256(token), session, cookieMaxAgeSec: rememberMe ? ttlSec : null };
 }

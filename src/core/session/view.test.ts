@@ -23,7 +23,7 @@ describe("get-session serialization", () => {
     const value: fc.Arbitrary<SessionWithUser> = fc.record({
       session: fc.record({
         id: text, userId: text, expiresAt: date, rememberMe: fc.boolean(), ipAddress: optText, userAgent: optText,
-        impersonatedBy: optText, createdAt: date, updatedAt: date,
+        impersonatedBy: optText, createdAt: date, updatedAt: date, activeOrganizationId: optText, activeTeamId: optText,
       }),
       user: fc.record({
         id: text, name: text, email: text, emailVerified: fc.boolean(), image: optText, username: optText,

@@ -88,6 +88,8 @@ export function publicSession(s: SessionRow) {
     ipAddress: s.ipAddress ?? null,
     userAgent: s.userAgent ?? null,
     impersonatedBy: s.impersonatedBy ?? null,
+    activeOrganizationId: s.activeOrganizationId ?? null,
+    activeTeamId: s.activeTeamId ?? null,
   };
 }
 
@@ -144,7 +146,8 @@ export function sessionJson({ session: s, user: u }: SessionWithUser, token: str
   return (
     `{"session":{"id":${str(s.id)},"userId":${str(s.userId)},"expiresAt":"${isoString(s.expiresAt.getTime())}",` +
     `"createdAt":"${isoString(s.createdAt.getTime())}","updatedAt":"${isoString(s.updatedAt.getTime())}",` +
-    `"ipAddress":${optStr(s.ipAddress)},"userAgent":${optStr(s.userAgent)},"impersonatedBy":${optStr(s.impersonatedBy)},"token":${str(token)}},` +
+    `"ipAddress":${optStr(s.ipAddress)},"userAgent":${optStr(s.userAgent)},"impersonatedBy":${optStr(s.impersonatedBy)},` +
+    `"activeOrganizationId":${optStr(s.activeOrganizationId)},"activeTeamId":${optStr(s.activeTeamId)},"token":${str(token)}},` +
     `"user":{"id":${str(u.id)},"name":${str(u.name)},"email":${str(u.email)},"emailVerified":${u.emailVerified},` +
     `"image":${optStr(u.image)},"username":${optStr(u.username)},"displayUsername":${optStr(u.displayUsername)},` +
     `"role":${str(u.role)},"banned":${u.banned},"banReason":${optStr(u.banReason)},"banExpires":${optIso(u.banExpires)},` +

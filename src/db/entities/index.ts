@@ -15,6 +15,10 @@ export {
   OauthAccessToken, OauthClient, OauthCode, OauthConsent, OauthRefreshToken,
   type IOauthAccessToken, type IOauthClient, type IOauthCode, type IOauthConsent, type IOauthRefreshToken,
 } from "./oauth-provider.ts";
+export {
+  Invitation, Member, Organization, OrganizationRole, Team, TeamMember,
+  type IInvitation, type IMember, type IOrganization, type IOrganizationRole, type ITeam, type ITeamMember,
+} from "./organization.ts";
 
 import { Account } from "./account.ts";
 import { AuditEvent } from "./audit-event.ts";
@@ -31,6 +35,7 @@ import { JwksKey } from "./jwks-key.ts";
 import { EmailOtp } from "./email-otp.ts";
 import { ApiKey } from "./api-key.ts";
 import { OauthAccessToken, OauthClient, OauthCode, OauthConsent, OauthRefreshToken } from "./oauth-provider.ts";
+import { Invitation, Member, Organization, OrganizationRole, Team, TeamMember } from "./organization.ts";
 
 export const entities = [
   User,
@@ -53,4 +58,10 @@ export const entities = [
   OauthAccessToken,
   OauthRefreshToken,
   OauthConsent,
+  Organization,
+  Member,
+  Invitation,
+  Team,
+  TeamMember,
+  OrganizationRole,
 ];

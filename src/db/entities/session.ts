@@ -15,6 +15,9 @@ export const Session = defineEntity({
     ipAddress: p.string().length(64).nullable(),
     userAgent: p.text().nullable(),
     impersonatedBy: p.uuid().nullable(),
+    // The organization and team the session works in (docs/organizations.md); no foreign key: cleared by the family with the cache eviction.
+    activeOrganizationId: p.uuid().nullable().index("sessions_active_organization_id_index"),
+    activeTeamId: p.uuid().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   }),

@@ -25,6 +25,8 @@ import { Migration20261207000000_audit_action_created_at as SqliteAuditActionCre
 import { Migration20261207000000_audit_action_created_at as PostgresAuditActionCreatedAt } from "./postgresql/Migration20261207000000_audit_action_created_at.ts";
 import { Migration20261206000000_oidc_provider as SqliteOidcProvider } from "./sqlite/Migration20261206000000_oidc_provider.ts";
 import { Migration20261206000000_oidc_provider as PostgresOidcProvider } from "./postgresql/Migration20261206000000_oidc_provider.ts";
+import { Migration20261205000000_organizations as SqliteOrganizations } from "./sqlite/Migration20261205000000_organizations.ts";
+import { Migration20261205000000_organizations as PostgresOrganizations } from "./postgresql/Migration20261205000000_organizations.ts";
 
 // Listed explicitly (no file globbing): works the same under tsx, vitest and a bundle.
 // SQLite and PostgreSQL keep separate folders because their SQL differs (STACK.md trap 4).
@@ -42,6 +44,7 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261204000000_api_keys", class: SqliteApiKeys },
   { name: "Migration20261207000000_audit_action_created_at", class: SqliteAuditActionCreatedAt },
   { name: "Migration20261206000000_oidc_provider", class: SqliteOidcProvider },
+  { name: "Migration20261205000000_organizations", class: SqliteOrganizations },
 ];
 export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: PostgresInitial },
@@ -57,4 +60,5 @@ export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261204000000_api_keys", class: PostgresApiKeys },
   { name: "Migration20261207000000_audit_action_created_at", class: PostgresAuditActionCreatedAt },
   { name: "Migration20261206000000_oidc_provider", class: PostgresOidcProvider },
+  { name: "Migration20261205000000_organizations", class: PostgresOrganizations },
 ];

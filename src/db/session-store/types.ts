@@ -32,6 +32,9 @@ export interface SessionRow {
   impersonatedBy: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** The organization and team the session works in (docs/organizations.md). */
+  activeOrganizationId: string | null;
+  activeTeamId: string | null;
 }
 
 export interface SessionWithUser {
@@ -162,11 +165,12 @@ export const USER_COLUMNS = `
   u.two_factor_enabled AS u_two_factor_enabled,
   u.created_at AS u_created_at, u.updated_at AS u_updated_at`;
 
-/** The session's 9 columns, then the user's (mapRow's order). */
+/** The session's 11 columns, then the user's (mapRow's order). */
 export const SESSION_COLUMNS = `
   s.id AS s_id, s.user_id AS s_user_id, s.expires_at AS s_expires_at, s.remember_me AS s_remember_me,
   s.ip_address AS s_ip_address, s.user_agent AS s_user_agent, s.impersonated_by AS s_impersonated_by,
-  s.created_at AS s_created_at, s.updated_at AS s_updated_at, ${USER_COLUMNS}`;
+  s.created_at AS s_created_at, s.updated_at AS s_updated_at,
+  s.active_organization_id AS s_active_organization_id, s.active_team_id AS s_active_team_id, ${USER_COLUMNS}`;
 
 /** `$1` / `?` placeholder for the looked-up value; `field` is a fixed column name, never input. */
 export function credentialSql(field: "email" | "username", placeholder: string): string {
@@ -222,8 +226,10 @@ export function mapRow(r: Row, date: DateOf, bool: BoolOf): SessionWithUser {
       impersonatedBy: r[6] as string | null,
       createdAt: date(r[7]),
       updatedAt: date(r[8]),
+      activeOrganizationId: r[9] as string | null,
+      activeTeamId: r[10] as string | null,
     },
-    user: mapUser(r, 9, date, bool),
+    user: mapUser(r, 11, date, bool),
   };
 }
 

@@ -12,6 +12,8 @@ export function sessionOut(s: ISession) {
     ipAddress: s.ipAddress ?? null,
     userAgent: s.userAgent ?? null,
     impersonatedBy: s.impersonatedBy ?? null,
+        activeOrganizationId: s.activeOrganizationId ?? null,
+        activeTeamId: s.activeTeamId ?? null,
   });
 }
 

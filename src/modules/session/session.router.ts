@@ -35,6 +35,8 @@ export const sessionProcedures = {
         ipAddress: s.ipAddress ?? null,
         userAgent: s.userAgent ?? null,
         impersonatedBy: s.impersonatedBy ?? null,
+        activeOrganizationId: s.activeOrganizationId ?? null,
+        activeTeamId: s.activeTeamId ?? null,
       }),
       token: listedToken(ctx.app, s.id, caller),
     }));

@@ -224,7 +224,7 @@ describe("admin session control", () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body.sessions).toHaveLength(2);
     for (const s of res.body.sessions) {
-      expect(Object.keys(s).sort()).toEqual(["createdAt", "expiresAt", "id", "impersonatedBy", "ipAddress", "token", "updatedAt", "userAgent", "userId"]);
+      expect(Object.keys(s).sort()).toEqual(["activeOrganizationId", "activeTeamId", "createdAt", "expiresAt", "id", "impersonatedBy", "ipAddress", "token", "updatedAt", "userAgent", "userId"]);
       expect(s.userId).toBe(user.id);
       expect(JSON.stringify(s)).not.toContain(user.token);
       expect(JSON.stringify(s)).not.toContain(second.token);

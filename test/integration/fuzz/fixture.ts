@@ -311,6 +311,8 @@ export function useFuzzServer(label: string): FuzzServer {
     server = await startTestServer(
       {
         trustProxy: true,
+        // Every organization route live (teams and dynamic roles too), so fuzzing reaches their rules.
+        organization: { teams: { enabled: true }, dynamicAccessControl: { enabled: true } },
         rateLimit: {
           enabled: true,
           storage: "database",
@@ -334,6 +336,12 @@ export function useFuzzServer(label: string): FuzzServer {
     const victimEmail = `Fuzz.Victim.${tag}@Example.test`;
     const victim = await signUp(victimEmail, VICTIM_PASSWORD);
     tokens.user = (await signUp(emails.user, ACTOR_PASSWORD)).token;
+    // the actor owns an organization (its session's active one), so organization calls get past "no active organization"
+    const org = await raw("POST", `${server.auth}/organization/create`, {
+      headers: { "content-type": "application/json", authorization: `Bearer ${tokens.user}` },
+      body: JSON.stringify({ name: "Fuzz Org", slug: `fuzz-${tag}` }),
+    });
+    expect(org.status, org.text).toBe(200);
     const admin = await signUp(emails.admin, ACTOR_PASSWORD);
     await createAdmin(server.portcullis.app.orm.em.fork(), server.portcullis.app.config, { email: emails.admin });
     server.portcullis.app.sessionCache.evictUser(admin.id);

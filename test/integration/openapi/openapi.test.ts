@@ -29,6 +29,7 @@ const check = schemaValidator();
 beforeAll(async () => {
   server = await startTestServer({
     user: { deleteUser: { enabled: true }, changeEmail: { enabled: true } },
+    organization: { teams: { enabled: true }, dynamicAccessControl: { enabled: true } },
     providers: {
       example: {
         type: "oauth2",
@@ -127,6 +128,45 @@ async function oauthConsent(userId: string): Promise<string> {
   return (await em.findOneOrFail(OauthConsent, { clientId })).id;
 }
 
+/** An organization `owner` creates (it becomes their session's active one), optionally with `member` added by the admin. */
+async function organizationOf(owner: SignedInUser, member?: SignedInUser, role = "member") {
+  const res = await post(`${server.auth}/organization/create`, { name: "OpenAPI org", slug: `oa-org-${process.pid}-${++seq}` }, { bearer: owner.token });
+  expect(res.status, res.text).toBe(200);
+  let memberId: string | undefined;
+  if (member) {
+    const added = await post(`${server.auth}/organization/add-member`, { userId: member.id, organizationId: res.body.id, role }, { bearer: admin.token });
+    expect(added.status, added.text).toBe(200);
+    memberId = added.body.id;
+  }
+  return { id: res.body.id as string, memberId };
+}
+
+/** An invitation into a fresh organization for `u`, whose address the admin marks verified (the recipient's rule). */
+async function invitationFor(u: SignedInUser) {
+  expect((await post(`${server.auth}/admin/update-user`, { userId: u.id, data: { emailVerified: true } }, { bearer: admin.token })).status).toBe(200);
+  const owner = await freshUser();
+  const org = await organizationOf(owner);
+  const res = await post(`${server.auth}/organization/invite-member`, { email: u.email, role: "member", organizationId: org.id }, { bearer: owner.token });
+  expect(res.status, res.text).toBe(200);
+  return res.body.id as string;
+}
+
+/** The default team of a fresh organization of `u` (teams on: the creator is in it, and it is the session's active team). */
+async function teamOf(u: SignedInUser) {
+  await organizationOf(u);
+  const teams = await get(`${server.auth}/organization/list-teams`, { bearer: u.token });
+  return { teamId: teams.body[0].id as string };
+}
+
+/** A dynamic role of a fresh organization of `u`. */
+async function roleOf(u: SignedInUser) {
+  await organizationOf(u);
+  const name = `oa_role_${++seq}`;
+  const res = await post(`${server.auth}/organization/create-role`, { role: name, permission: { member: ["create"] } }, { bearer: u.token });
+  expect(res.status, res.text).toBe(200);
+  return name;
+}
+
 /** Routes whose example needs something first; every other route gets a fresh user's session (or none when public). */
 const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
   "POST /sign-up/email": async () => ({ known: { email: uniqueEmail("openapi-new"), username: `oa_new_${process.pid}_${++seq}` } }),
@@ -150,6 +190,66 @@ const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
     return { bearer: u.token };
   },
   "POST /two-factor/verify-backup-code": async (u) => ({ bearer: u.token, known: { code: (await enrolled(u)).backupCodes[0] } }),
+  "POST /organization/create": async (u) => ({ bearer: u.token, known: { slug: `oa-new-${process.pid}-${++seq}` } }),
+  "POST /organization/check-slug": async (u) => ({ bearer: u.token, known: { slug: `oa-free-${process.pid}-${++seq}` } }),
+  "POST /organization/update": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "POST /organization/delete": async (u) => ({ bearer: u.token, known: { organizationId: (await organizationOf(u)).id } }),
+  "GET /organization/get-full-organization": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "POST /organization/set-active": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "GET /organization/list-members": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "GET /organization/get-active-member": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "GET /organization/get-active-member-role": async (u) => (await organizationOf(u), { bearer: u.token, known: { userId: u.id } }),
+  "POST /organization/has-permission": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "POST /organization/add-member": async (u) => ({ bearer: admin.token, known: { userId: u.id, organizationId: (await organizationOf(await freshUser())).id, role: "member" } }),
+  "POST /organization/remove-member": async (u) => {
+    const other = await freshUser();
+    await organizationOf(u, other);
+    return { bearer: u.token, known: { memberIdOrEmail: other.email } };
+  },
+  "POST /organization/update-member-role": async (u) => {
+    const other = await freshUser();
+    const org = await organizationOf(u, other);
+    return { bearer: u.token, known: { memberId: org.memberId, role: "admin" } };
+  },
+  "POST /organization/leave": async (u) => ({ bearer: u.token, known: { organizationId: (await organizationOf(await freshUser(), u)).id } }),
+  "POST /organization/invite-member": async (u) => (await organizationOf(u), { bearer: u.token, known: { email: uniqueEmail("openapi-invited"), role: "member" } }),
+  "POST /organization/accept-invitation": async (u) => ({ bearer: u.token, known: { invitationId: await invitationFor(u) } }),
+  "POST /organization/reject-invitation": async (u) => ({ bearer: u.token, known: { invitationId: await invitationFor(u) } }),
+  "GET /organization/get-invitation": async (u) => ({ bearer: u.token, known: { id: await invitationFor(u) } }),
+  "GET /organization/list-user-invitations": async (u) => (await invitationFor(u), { bearer: u.token }),
+  "GET /organization/list-invitations": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "POST /organization/cancel-invitation": async (u) => {
+    await organizationOf(u);
+    const res = await post(`${server.auth}/organization/invite-member`, { email: uniqueEmail("openapi-cancelled"), role: "member" }, { bearer: u.token });
+    return { bearer: u.token, known: { invitationId: res.body.id } };
+  },
+  "POST /organization/create-team": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "GET /organization/list-teams": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "GET /organization/list-user-teams": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "POST /organization/update-team": async (u) => ({ bearer: u.token, known: { teamId: (await teamOf(u)).teamId } }),
+  "POST /organization/remove-team": async (u) => {
+    await teamOf(u);
+    const second = await post(`${server.auth}/organization/create-team`, { name: "Second" }, { bearer: u.token });
+    return { bearer: u.token, known: { teamId: second.body.id } };
+  },
+  "GET /organization/list-team-members": async (u) => ({ bearer: u.token, known: { teamId: (await teamOf(u)).teamId } }),
+  "POST /organization/set-active-team": async (u) => ({ bearer: u.token, known: { teamId: (await teamOf(u)).teamId } }),
+  "POST /organization/add-team-member": async (u) => {
+    const other = await freshUser();
+    await organizationOf(u, other);
+    const team = await post(`${server.auth}/organization/create-team`, { name: "Team" }, { bearer: u.token });
+    return { bearer: u.token, known: { teamId: team.body.id, userId: other.id } };
+  },
+  "POST /organization/remove-team-member": async (u) => {
+    const { teamId } = await teamOf(u);
+    return { bearer: u.token, known: { teamId, userId: u.id } };
+  },
+  "POST /organization/create-role": async (u) => (await organizationOf(u), { bearer: u.token, known: { role: `oa_role_${++seq}` } }),
+  "GET /organization/list-roles": async (u) => (await organizationOf(u), { bearer: u.token }),
+  "GET /organization/get-role": async (u) => ({ bearer: u.token, known: { roleName: await roleOf(u) } }),
+  "POST /organization/update-role": async (u) => ({ bearer: u.token, known: { roleName: await roleOf(u) } }),
+  "POST /organization/delete-role": async (u) => ({ bearer: u.token, known: { roleName: await roleOf(u) } }),
+  "GET /admin/get-organization": async (u) => ({ known: { organizationId: (await organizationOf(u)).id } }),
   "POST /admin/update-user": async () => ({ extra: { data: { name: "Renamed by an admin" } } }),
   "POST /admin/revoke-user-session": async (u) => ({ known: { sessionToken: u.token } }),
   "GET /api-key/get": async (u) => ({ bearer: u.token, known: { id: (await apiKeyOf(u)).id } }),

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 const PASSWORD = "password123";
 const COOKIE = "portcullis.session_token";
-const SESSION_KEYS = ["createdAt", "expiresAt", "id", "impersonatedBy", "ipAddress", "token", "updatedAt", "userAgent", "userId"];
+const SESSION_KEYS = ["activeOrganizationId", "activeTeamId", "createdAt", "expiresAt", "id", "impersonatedBy", "ipAddress", "token", "updatedAt", "userAgent", "userId"];
 const USER_KEYS = [
   "banExpires",
   "banReason",
