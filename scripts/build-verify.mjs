@@ -39,7 +39,8 @@ function declarationsImportJs(dir) {
 export function ensureVerifyBuilt() {
   if (!existsSync(sources) || !existsSync(join(pkg, "tsconfig.json"))) return; // an installed package: nothing to build
   const out = join(pkg, "dist", "index.js");
-  const inputs = [newest(sources), ...["tsconfig.json", "package.json"].map((f) => statSync(join(pkg, f)).mtimeMs), statSync(fileURLToPath(import.meta.url)).mtimeMs];
+  // the folder's own mtime too: a file deleted from src/verify changes it, and nothing else
+  const inputs = [newest(sources), statSync(sources).mtimeMs, ...["tsconfig.json", "package.json"].map((f) => statSync(join(pkg, f)).mtimeMs), statSync(fileURLToPath(import.meta.url)).mtimeMs];
   if (existsSync(out) && statSync(out).mtimeMs >= Math.max(...inputs)) return;
   rmSync(join(pkg, "dist"), { recursive: true, force: true }); // a file removed from src/verify leaves the package too
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
