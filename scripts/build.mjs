@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureConsoleBuilt } from "./build-console.mjs";
 import { ensureClientBuilt } from "./build-client.mjs";
+import { ensureVerifyBuilt } from "./build-verify.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const stamp = join(root, "dist", ".build-stamp");
@@ -80,6 +81,7 @@ function vendorScalar() {
 export function ensureBuilt() {
   ensureConsoleBuilt(); // the admin console (dist/console), on its own staleness
   ensureClientBuilt(); // packages/client/dist (@portcullis/client), on its own staleness
+  ensureVerifyBuilt(); // packages/verify/dist (@portcullis/verify, from src/verify), on its own staleness
   if (!isStale()) return;
   process.stderr.write("portcullis: building dist/ (sources changed since the last build) ...\n");
   const ms = build();
@@ -88,5 +90,5 @@ export function ensureBuilt() {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (process.argv.includes("--if-stale")) ensureBuilt();
-  else (build(), ensureConsoleBuilt(), ensureClientBuilt());
+  else (build(), ensureConsoleBuilt(), ensureClientBuilt(), ensureVerifyBuilt());
 }
