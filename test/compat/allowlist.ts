@@ -238,6 +238,13 @@ export const allowlist: Allowed[] = [
     contract: "§10 Organizations: an organization's `metadata` is an object or null on every route (better-auth: absent when unset, a JSON string on list, set-active and delete)",
   },
   {
+    scenario: "api-key: x-api-key sessions",
+    step: "get-session with the key",
+    path: /^body\.session\.active(Organization|Team)Id$/,
+    portcullis: null,
+    contract: "§2 Sessions: every session record carries `activeOrganizationId` and `activeTeamId`, null when none; a key-backed session works in no organization (better-auth's key session leaves both out)",
+  },
+  {
     scenario: /^organization:/,
     step: "get-session after delete",
     path: "body.session.activeTeamId",
