@@ -1,5 +1,6 @@
 import pg from "pg";
 import type { Logger } from "pino";
+import { ACCESS_TOKEN_LOOKUP, mapAccessTokenRow, type AccessTokenWithUser } from "./access-token.ts";
 import { credentialSql, KEY_LOOKUP, mapCredential, mapKeyRow, mapRow, SESSION_COLUMNS, type KeyWithUser, type NewSessionRow, type SessionStore, type SessionWithUser, type SignInInsert } from "./types.ts";
 
 /**
@@ -44,6 +45,11 @@ export function createPostgresSessionStore(url: string, logger?: Logger): Sessio
       const res = await pool.query({ name: "portcullis_api_key_lookup", text: `${KEY_LOOKUP}$1`, values: [keyHash], rowMode: "array" });
       const row = res.rows[0] as unknown[] | undefined;
       return row ? mapKeyRow(row, date, bool) : null;
+    },
+    async findByAccessTokenHash(tokenHash: string): Promise<AccessTokenWithUser | null> {
+      const res = await pool.query({ name: "portcullis_access_token_lookup", text: `${ACCESS_TOKEN_LOOKUP}$1`, values: [tokenHash], rowMode: "array" });
+      const row = res.rows[0] as unknown[] | undefined;
+      return row ? mapAccessTokenRow(row, date, bool) : null;
     },
     async findCredential(field, value) {
       const res = await pool.query({ name: `portcullis_credential_${field}`, text: credentialSql(field, "$1"), values: [value], rowMode: "array" });

@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import type { AbstractSqlConnection } from "@mikro-orm/better-sqlite";
 import type { MikroORM } from "@mikro-orm/core";
+import { ACCESS_TOKEN_LOOKUP, mapAccessTokenRow, type AccessTokenWithUser } from "./access-token.ts";
 import { credentialSql, KEY_LOOKUP, mapCredential, mapKeyRow, mapRow, SESSION_COLUMNS, type KeyWithUser, type NewSessionRow, type SessionStore, type SignUpRows, type SessionWithUser, type SignInInsert } from "./types.ts";
 
 /** Password sign-in's insert: the session row, for a user not banned at the given time (epoch ms). */
@@ -133,6 +134,7 @@ export function createSqliteSessionStore(file: string): SessionStore {
     `SELECT ${SESSION_COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?`,
   ).raw(true);
   const keyLookup = db.prepare(`${KEY_LOOKUP}?`).raw(true);
+  const accessTokenLookup = db.prepare(`${ACCESS_TOKEN_LOOKUP}?`).raw(true);
   const credential = {
     email: db.prepare(credentialSql("email", "?")).raw(true),
     username: db.prepare(credentialSql("username", "?")).raw(true),
@@ -148,6 +150,10 @@ export function createSqliteSessionStore(file: string): SessionStore {
     findByApiKeyHash(keyHash: string): KeyWithUser | null {
       const row = keyLookup.get(keyHash) as unknown[] | undefined;
       return row ? mapKeyRow(row, date, bool) : null;
+    },
+    findByAccessTokenHash(tokenHash: string): AccessTokenWithUser | null {
+      const row = accessTokenLookup.get(tokenHash) as unknown[] | undefined;
+      return row ? mapAccessTokenRow(row, date, bool) : null;
     },
     async findCredential(field, value) {
       const row = credential[field].get(value) as unknown[] | undefined;

@@ -1,4 +1,5 @@
 import type { MikroORM } from "@mikro-orm/core";
+import type { AccessTokenWithUser } from "./access-token.ts";
 
 /**
  * The hot-path port (PERFORMANCE.md): one query prepared once per process, session joined to
@@ -111,6 +112,8 @@ export interface SessionStore {
   findByTokenHash(tokenHash: string): MaybePromise<SessionWithUser | null>;
   /** An API key by the SHA-256 of the key, joined to its owner: one indexed lookup, prepared once. */
   findByApiKeyHash(keyHash: string): MaybePromise<KeyWithUser | null>;
+  /** An OAuth access token by its SHA-256, with its bound session's expiry and its user: one indexed lookup, prepared once. */
+  findByAccessTokenHash(tokenHash: string): MaybePromise<AccessTokenWithUser | null>;
   /** The store's own connection pool, when it has one (PostgreSQL): for GET /metrics. */
   poolStats?(): { total: number; idle: number; waiting: number };
   /** Password sign-in lookup: the user and its credential account's hash, one prepared query. */
