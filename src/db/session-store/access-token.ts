@@ -49,3 +49,17 @@ export function mapAccessTokenRow(r: readonly unknown[], date: (v: unknown) => D
     user: r[10] == null ? null : mapUser(r, 10, date, bool),
   };
 }
+
+/** A client's own access token (client credentials: no user, no session, no grant), as written. */
+export interface NewClientAccessToken {
+  id: string;
+  /** SHA-256 of the token. */
+  tokenHash: string;
+  clientId: string;
+  scopes: string;
+  expiresAt: Date;
+  createdAt: Date;
+}
+
+export const CLIENT_ACCESS_TOKEN_INSERT = `INSERT INTO oauth_access_tokens (id, token_hash, client_id, user_id, session_id, grant_id, scopes, resource, expires_at, revoked_at, created_at)
+  VALUES (?, ?, ?, NULL, NULL, NULL, ?, NULL, ?, NULL, ?)`;

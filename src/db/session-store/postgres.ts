@@ -1,6 +1,6 @@
 import pg from "pg";
 import type { Logger } from "pino";
-import { ACCESS_TOKEN_LOOKUP, mapAccessTokenRow, type AccessTokenWithUser } from "./access-token.ts";
+import { ACCESS_TOKEN_LOOKUP, CLIENT_ACCESS_TOKEN_INSERT, mapAccessTokenRow, type AccessTokenWithUser } from "./access-token.ts";
 import { credentialSql, KEY_LOOKUP, mapCredential, mapKeyRow, mapRow, SESSION_COLUMNS, type KeyWithUser, type NewSessionRow, type SessionStore, type SessionWithUser, type SignInInsert } from "./types.ts";
 
 /**
@@ -23,6 +23,9 @@ const SIGN_UP = `${SIGN_UP_USER_CTE}, a AS (${SIGN_UP_ACCOUNT})
   INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at)
   SELECT $17::uuid, $18::varchar, u.id, $19::timestamptz, $20::boolean, $21::varchar, $22::text, NULL, $23::timestamptz, $24::timestamptz FROM u`;
 const SIGN_UP_NO_SESSION = `${SIGN_UP_USER_CTE} ${SIGN_UP_ACCOUNT}`;
+
+let placeholder = 0;
+const CLIENT_ACCESS_TOKEN_INSERT_PG = CLIENT_ACCESS_TOKEN_INSERT.replace(/\?/g, () => `$${++placeholder}`);
 
 /** Named prepared statements: PostgreSQL parses and plans them once per connection. */
 export function createPostgresSessionStore(url: string, logger?: Logger): SessionStore {
@@ -94,6 +97,13 @@ export function createPostgresSessionStore(url: string, logger?: Logger): Sessio
         text: `INSERT INTO audit_events (id, actor_id, impersonator_id, action, target_type, target_id, ip, user_agent, metadata, created_at)
           VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, $8, $9)`,
         values: [row.id, row.actorId, row.action, row.targetType, row.targetId, row.ip, row.userAgent, row.metadata, row.createdAt],
+      });
+    },
+    async insertClientAccessToken(row) {
+      await pool.query({
+        name: "portcullis_client_access_token",
+        text: CLIENT_ACCESS_TOKEN_INSERT_PG,
+        values: [row.id, row.tokenHash, row.clientId, row.scopes, row.expiresAt, row.createdAt],
       });
     },
     async close() {

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import type { AbstractSqlConnection } from "@mikro-orm/better-sqlite";
 import type { MikroORM } from "@mikro-orm/core";
-import { ACCESS_TOKEN_LOOKUP, mapAccessTokenRow, type AccessTokenWithUser } from "./access-token.ts";
+import { ACCESS_TOKEN_LOOKUP, CLIENT_ACCESS_TOKEN_INSERT, mapAccessTokenRow, type AccessTokenWithUser } from "./access-token.ts";
 import { credentialSql, KEY_LOOKUP, mapCredential, mapKeyRow, mapRow, SESSION_COLUMNS, type KeyWithUser, type NewSessionRow, type SessionStore, type SignUpRows, type SessionWithUser, type SignInInsert } from "./types.ts";
 
 /** Password sign-in's insert: the session row, for a user not banned at the given time (epoch ms). */
@@ -25,6 +25,7 @@ interface WriterStatements {
   signUp: (rows: SignUpRows) => void;
   verification: Database.Statement;
   audit: Database.Statement;
+  clientAccessToken: Database.Statement;
   /** Runs `write` with synchronous = NORMAL, then FULL again (see relaxed()). */
   relaxed: <T>(write: () => T) => T;
 }
@@ -100,6 +101,7 @@ function statementsFor(connection: Database.Database): WriterStatements {
       signUp: signUpTransaction(connection),
       verification: connection.prepare("INSERT INTO verifications (id, identifier, purpose, value, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
       audit: connection.prepare(AUDIT_INSERT),
+      clientAccessToken: connection.prepare(CLIENT_ACCESS_TOKEN_INSERT),
       relaxed: relaxedWrites(connection),
     };
     writerStatements.set(connection, statements);
@@ -187,6 +189,11 @@ export function createSqliteSessionStore(file: string): SessionStore {
     insertAudit(row, orm) {
       return withWriter(orm, ({ audit, relaxed }) => {
         relaxed(() => audit.run(row.id, row.actorId, row.action, row.targetType, row.targetId, row.ip, row.userAgent, row.metadata, row.createdAt.getTime()));
+      });
+    },
+    insertClientAccessToken(row, orm) {
+      return withWriter(orm, ({ clientAccessToken, relaxed }) => {
+        relaxed(() => clientAccessToken.run(row.id, row.tokenHash, row.clientId, row.scopes, row.expiresAt.getTime(), row.createdAt.getTime()));
       });
     },
     async close() {

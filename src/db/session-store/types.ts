@@ -1,5 +1,5 @@
 import type { MikroORM } from "@mikro-orm/core";
-import type { AccessTokenWithUser } from "./access-token.ts";
+import type { AccessTokenWithUser, NewClientAccessToken } from "./access-token.ts";
 
 /**
  * The hot-path port (PERFORMANCE.md): one query prepared once per process, session joined to
@@ -154,6 +154,11 @@ export interface SessionStore {
    * Commits like a session (SQLite synchronous = NORMAL): a power cut may lose the last records.
    */
   insertAudit(row: AuditRow, orm: MikroORM): Promise<void>;
+  /**
+   * A client credentials access token, one prepared insert outside any transaction. Commits like
+   * a session (SQLite synchronous = NORMAL): a power cut may lose it, and its client asks again.
+   */
+  insertClientAccessToken(row: NewClientAccessToken, orm: MikroORM): Promise<void>;
   close(): Promise<void>;
 }
 
