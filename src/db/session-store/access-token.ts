@@ -1,31 +1,9 @@
-import { mapUser, USER_COLUMNS, type UserRow } from "./types.ts";
+import { mapUser, USER_COLUMNS, type AccessTokenWithUser } from "./types.ts";
 
 /**
  * An OAuth access token as the userinfo and introspection endpoints read it (docs/oidc-provider.md
- * "Tokens"): the token's row, the expiry of the browser session it is bound to, and its user,
- * in one indexed lookup by the SHA-256 of the token, prepared once (PERFORMANCE.md hot path).
- */
-export interface AccessTokenRow {
-  id: string;
-  clientId: string;
-  userId: string | null;
-  sessionId: string | null;
-  scopes: string;
-  resource: string | null;
-  expiresAt: Date;
-  revokedAt: Date | null;
-  createdAt: Date;
-  /** The bound session's expiry; null when the token is unbound or its session is gone. */
-  sessionExpiresAt: Date | null;
-}
-
-export interface AccessTokenWithUser {
-  token: AccessTokenRow;
-  /** Null for a client's own token (client credentials) or when its user is gone. */
-  user: UserRow | null;
-}
-
-/** The token's 10 columns, then the user's (mapAccessTokenRow's order); `$1` / `?` appended by the driver. */
+ * "Tokens"): one indexed lookup by the SHA-256 of the token, prepared once (PERFORMANCE.md hot path).
+ * The token's 10 columns, then the user's (mapAccessTokenRow's order); `$1` / `?` appended by the driver. */
 export const ACCESS_TOKEN_LOOKUP = `SELECT t.id AS t_id, t.client_id AS t_client_id, t.user_id AS t_user_id, t.session_id AS t_session_id,
   t.scopes AS t_scopes, t.resource AS t_resource, t.expires_at AS t_expires_at, t.revoked_at AS t_revoked_at, t.created_at AS t_created_at,
   s.expires_at AS s_expires_at, ${USER_COLUMNS}
@@ -48,17 +26,6 @@ export function mapAccessTokenRow(r: readonly unknown[], date: (v: unknown) => D
     },
     user: r[10] == null ? null : mapUser(r, 10, date, bool),
   };
-}
-
-/** A client's own access token (client credentials: no user, no session, no grant), as written. */
-export interface NewClientAccessToken {
-  id: string;
-  /** SHA-256 of the token. */
-  tokenHash: string;
-  clientId: string;
-  scopes: string;
-  expiresAt: Date;
-  createdAt: Date;
 }
 
 export const CLIENT_ACCESS_TOKEN_INSERT = `INSERT INTO oauth_access_tokens (id, token_hash, client_id, user_id, session_id, grant_id, scopes, resource, expires_at, revoked_at, created_at)

@@ -1,5 +1,4 @@
 import type { MikroORM } from "@mikro-orm/core";
-import type { AccessTokenWithUser, NewClientAccessToken } from "./access-token.ts";
 
 /**
  * The hot-path port (PERFORMANCE.md): one query prepared once per process, session joined to
@@ -65,6 +64,29 @@ export interface Credential {
   /** argon2id hash of the credential account. */
   passwordHash: string;
 }
+
+/** An OAuth access token's row (db/session-store/access-token.ts), with its bound session's expiry (null: unbound or gone). */
+export interface AccessTokenRow {
+  id: string;
+  clientId: string;
+  userId: string | null;
+  sessionId: string | null;
+  scopes: string;
+  resource: string | null;
+  expiresAt: Date;
+  revokedAt: Date | null;
+  createdAt: Date;
+  sessionExpiresAt: Date | null;
+}
+
+/** `user` null: a client's own token (client credentials), or its user is gone. */
+export interface AccessTokenWithUser {
+  token: AccessTokenRow;
+  user: UserRow | null;
+}
+
+/** A client credentials access token as written (no user, session, grant or resource); `tokenHash` the token's SHA-256. */
+export type NewClientAccessToken = Pick<AccessTokenRow, "id" | "clientId" | "scopes" | "expiresAt" | "createdAt"> & { tokenHash: string };
 
 /** A value now (SQLite answers synchronously: no promise on the hot path) or later. */
 export type MaybePromise<T> = T | Promise<T>;
