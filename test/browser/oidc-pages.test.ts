@@ -7,6 +7,8 @@ import { hasChromium, launchChromium } from "../harness/browser.ts";
 import { testDialect } from "../harness/database.ts";
 import { post, uniqueEmail } from "../harness/http.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
+import { SECOND } from "../harness/clock.ts";
+import { totpCode } from "../../src/modules/two-factor/totp.ts";
 
 /**
  * The OpenID provider's sign-in and consent pages in a real browser (Debian's chromium via
@@ -94,5 +96,53 @@ describe.skipIf(!hasChromium() && !process.env.CI)("the authorization pages (hea
     await page.waitForURL((u) => u.origin === "https://rp.example.test");
     expect(new URL(page.url()).searchParams.get("error")).toBe("access_denied");
     expect(problems.filter((p) => !p.includes("401"))).toEqual([]);
+  });
+
+  it("a user with two-factor on gives the code (or a backup code) on the page and the flow completes", async () => {
+    const email = uniqueEmail("oidc-2fa");
+    const signedUp = await post(`${server.auth}/sign-up/email`, { name: "Second", email, password: PASSWORD });
+    const bearer = signedUp.body.token as string;
+    const enabled = await post(`${server.auth}/two-factor/enable`, { password: PASSWORD }, { bearer });
+    expect(enabled.status, enabled.text).toBe(200);
+    const secret = new URL(enabled.body.totpURI).searchParams.get("secret")!;
+    const backupCode = (enabled.body.backupCodes as string[])[0]!;
+    server.clock.advance(30 * SECOND);
+    expect((await post(`${server.auth}/two-factor/verify-totp`, { code: totpCode(secret, server.clock.now().getTime()) }, { bearer })).status).toBe(200);
+    server.clock.advance(30 * SECOND);
+
+    const { page, problems } = await openPage();
+    await page.goto(authorizeUrl());
+    await page.fill("#email", email);
+    await page.fill("#password", PASSWORD);
+    await page.press("#password", "Enter");
+    await page.locator("#code").waitFor();
+    expect(await page.isVisible("#sign-in-form")).toBe(false);
+    expect(await page.evaluate("document.activeElement.id")).toBe("code");
+    await page.screenshot({ path: `${shotsDir}03-two-factor.png`, fullPage: true });
+    await page.fill("#code", "000000" === totpCode(secret, server.clock.now().getTime()) ? "111111" : "000000");
+    await page.press("#code", "Enter");
+    await expect.poll(() => page.textContent("#status")).toMatch(/\S/);
+    expect(new URL(page.url()).pathname).toBe("/sign-in");
+    await page.fill("#code", totpCode(secret, server.clock.now().getTime()));
+    await page.press("#code", "Enter");
+    await page.waitForURL((u) => u.pathname === "/consent");
+    await expect.poll(() => page.textContent("#client-name")).toBe("Grafana");
+    await page.click("#allow");
+    await page.waitForURL((u) => u.origin === "https://rp.example.test");
+    expect(new URL(page.url()).searchParams.get("code")).toEqual(expect.any(String));
+    expect(problems.filter((p) => !p.includes("401"))).toEqual([]);
+
+    // A backup code instead, in a fresh browser (the client is allowed now: straight back to it).
+    const second = await openPage();
+    await second.page.goto(authorizeUrl());
+    await second.page.fill("#email", email);
+    await second.page.fill("#password", PASSWORD);
+    await second.page.press("#password", "Enter");
+    await second.page.locator("#code").waitFor();
+    await second.page.fill("#code", backupCode);
+    await second.page.press("#code", "Enter");
+    await second.page.waitForURL((u) => u.origin === "https://rp.example.test");
+    expect(new URL(second.page.url()).searchParams.get("code")).toEqual(expect.any(String));
+    expect(second.problems).toEqual([]);
   });
 });

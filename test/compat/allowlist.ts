@@ -267,6 +267,24 @@ export const allowlist: Allowed[] = [
       contract: "§10 Organizations: only an owner removes an owner, 403 YOU_ARE_NOT_ALLOWED_TO_DELETE_THIS_MEMBER (better-auth answers 400 YOU_CANNOT_LEAVE_THE_ORGANIZATION_AS_THE_ONLY_OWNER whoever the owners are)",
     }),
   ),
+  {
+    scenario: "oidc-provider: the authorization request of a signed-in user",
+    step: "authorize: to the consent page",
+    path: WHOLE_STEP,
+    contract: "§10 Plugins: where better-auth is looser the specs win: a browser navigation to the authorization endpoint is redirected (RFC 6749 §4.1.1, 302 to the consent page; better-auth answers 200 JSON { redirect, url } to every caller, as Portcullis does to a fetch asking for JSON), and the consent page's signed query is Portcullis's own (bound to the session: docs/oidc-provider.md \"Pages\")",
+  },
+  {
+    scenario: "oidc-provider: the authorization request of a signed-in user",
+    step: "authorize as a fetch: JSON",
+    path: WHOLE_STEP,
+    contract: "§10 Plugins: where better-auth is looser the specs win: the authorization endpoint redirects the user agent (RFC 6749 §4.1.1, 302) unless the request asks for JSON only (Accept: application/json without text/html); better-auth's client does not ask for JSON only, and better-auth answers it 200 JSON { redirect, url }",
+  },
+  {
+    scenario: "oidc-provider: the authorization request of a signed-in user",
+    step: "authorize: an unregistered redirect_uri",
+    path: WHOLE_STEP,
+    contract: "§10 Plugins: where better-auth is looser the specs win: never redirected to an unregistered URI (RFC 6749 §4.1.2.1), the browser is redirected (302) to the error page with the error code INVALID_REDIRECT_URI (better-auth: 200 JSON { redirect, url } with invalid_redirect)",
+  },
 ];
 
 /**

@@ -46,8 +46,8 @@ export class Normaliser {
     }
     // Seconds left, computed at slightly different instants on each side: 604799 and 604800 are the same lifetime.
     if (key === "expires_in" && typeof value === "number") return Math.round(value / 10) * 10;
-    // Instants in seconds since the epoch (RFC 7591 client_id_issued_at): each server's own clock, like dates.
-    if (key === "client_id_issued_at" && typeof value === "number") return "<epoch-seconds>";
+    // RFC 7591 §3.2.1 `client_id_issued_at`: a date in epoch seconds, a placeholder like the ISO dates (the two servers may straddle a second).
+    if (key === "client_id_issued_at" && typeof value === "number") return "<date>";
     if (typeof value !== "string") return value;
     if (this.ids.has(value)) return this.ids.get(value);
     // An OpenID provider's client ids: each server's own random strings, compared as ids.

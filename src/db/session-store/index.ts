@@ -3,6 +3,7 @@ import type { DatabaseTarget } from "../orm.ts";
 import type { SessionStore } from "./types.ts";
 
 export * from "./types.ts";
+export * from "./access-token.ts";
 
 /** Only the target's driver is loaded. */
 export async function createSessionStore(target: DatabaseTarget, logger?: Logger): Promise<SessionStore> {

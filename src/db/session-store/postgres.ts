@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { Logger } from "pino";
-import { credentialSql, KEY_LOOKUP, mapCredential, mapKeyRow, mapRow, SESSION_COLUMNS, type KeyWithUser, type NewSessionRow, type SessionStore, type SessionWithUser, type SignInInsert } from "./types.ts";
+import { ACCESS_TOKEN_LOOKUP, CLIENT_ACCESS_TOKEN_INSERT, mapAccessTokenRow } from "./access-token.ts";
+import { type AccessTokenWithUser, credentialSql, KEY_LOOKUP, mapCredential, mapKeyRow, mapRow, SESSION_COLUMNS, type KeyWithUser, type NewSessionRow, type SessionStore, type SessionWithUser, type SignInInsert } from "./types.ts";
 
 /**
  * Password sign-in's insert: the session row, for a user not banned at `$10`, whose row is read
@@ -23,6 +24,9 @@ const SIGN_UP = `${SIGN_UP_USER_CTE}, a AS (${SIGN_UP_ACCOUNT})
   SELECT $17::uuid, $18::varchar, u.id, $19::timestamptz, $20::boolean, $21::varchar, $22::text, NULL, $23::timestamptz, $24::timestamptz FROM u`;
 const SIGN_UP_NO_SESSION = `${SIGN_UP_USER_CTE} ${SIGN_UP_ACCOUNT}`;
 
+let placeholder = 0;
+const CLIENT_ACCESS_TOKEN_INSERT_PG = CLIENT_ACCESS_TOKEN_INSERT.replace(/\?/g, () => `$${++placeholder}`);
+
 /** Named prepared statements: PostgreSQL parses and plans them once per connection. */
 export function createPostgresSessionStore(url: string, logger?: Logger): SessionStore {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -44,6 +48,11 @@ export function createPostgresSessionStore(url: string, logger?: Logger): Sessio
       const res = await pool.query({ name: "portcullis_api_key_lookup", text: `${KEY_LOOKUP}$1`, values: [keyHash], rowMode: "array" });
       const row = res.rows[0] as unknown[] | undefined;
       return row ? mapKeyRow(row, date, bool) : null;
+    },
+    async findByAccessTokenHash(tokenHash: string): Promise<AccessTokenWithUser | null> {
+      const res = await pool.query({ name: "portcullis_access_token_lookup", text: `${ACCESS_TOKEN_LOOKUP}$1`, values: [tokenHash], rowMode: "array" });
+      const row = res.rows[0] as unknown[] | undefined;
+      return row ? mapAccessTokenRow(row, date, bool) : null;
     },
     async findCredential(field, value) {
       const res = await pool.query({ name: `portcullis_credential_${field}`, text: credentialSql(field, "$1"), values: [value], rowMode: "array" });
@@ -88,6 +97,13 @@ export function createPostgresSessionStore(url: string, logger?: Logger): Sessio
         text: `INSERT INTO audit_events (id, actor_id, impersonator_id, action, target_type, target_id, ip, user_agent, metadata, created_at)
           VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, $8, $9)`,
         values: [row.id, row.actorId, row.action, row.targetType, row.targetId, row.ip, row.userAgent, row.metadata, row.createdAt],
+      });
+    },
+    async insertClientAccessToken(row) {
+      await pool.query({
+        name: "portcullis_client_access_token",
+        text: CLIENT_ACCESS_TOKEN_INSERT_PG,
+        values: [row.id, row.tokenHash, row.clientId, row.scopes, row.expiresAt, row.createdAt],
       });
     },
     async close() {

@@ -1,7 +1,8 @@
 import Database from "better-sqlite3";
 import type { AbstractSqlConnection } from "@mikro-orm/better-sqlite";
 import type { MikroORM } from "@mikro-orm/core";
-import { credentialSql, KEY_LOOKUP, mapCredential, mapKeyRow, mapRow, SESSION_COLUMNS, type KeyWithUser, type NewSessionRow, type SessionStore, type SignUpRows, type SessionWithUser, type SignInInsert } from "./types.ts";
+import { ACCESS_TOKEN_LOOKUP, CLIENT_ACCESS_TOKEN_INSERT, mapAccessTokenRow } from "./access-token.ts";
+import { type AccessTokenWithUser, credentialSql, KEY_LOOKUP, mapCredential, mapKeyRow, mapRow, SESSION_COLUMNS, type KeyWithUser, type NewSessionRow, type SessionStore, type SignUpRows, type SessionWithUser, type SignInInsert } from "./types.ts";
 
 /** Password sign-in's insert: the session row, for a user not banned at the given time (epoch ms). */
 const SIGN_IN_INSERT = `INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at)
@@ -24,6 +25,7 @@ interface WriterStatements {
   signUp: (rows: SignUpRows) => void;
   verification: Database.Statement;
   audit: Database.Statement;
+  clientAccessToken: Database.Statement;
   /** Runs `write` with synchronous = NORMAL, then FULL again (see relaxed()). */
   relaxed: <T>(write: () => T) => T;
 }
@@ -99,6 +101,7 @@ function statementsFor(connection: Database.Database): WriterStatements {
       signUp: signUpTransaction(connection),
       verification: connection.prepare("INSERT INTO verifications (id, identifier, purpose, value, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
       audit: connection.prepare(AUDIT_INSERT),
+      clientAccessToken: connection.prepare(CLIENT_ACCESS_TOKEN_INSERT),
       relaxed: relaxedWrites(connection),
     };
     writerStatements.set(connection, statements);
@@ -133,6 +136,7 @@ export function createSqliteSessionStore(file: string): SessionStore {
     `SELECT ${SESSION_COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?`,
   ).raw(true);
   const keyLookup = db.prepare(`${KEY_LOOKUP}?`).raw(true);
+  const accessTokenLookup = db.prepare(`${ACCESS_TOKEN_LOOKUP}?`).raw(true);
   const credential = {
     email: db.prepare(credentialSql("email", "?")).raw(true),
     username: db.prepare(credentialSql("username", "?")).raw(true),
@@ -148,6 +152,10 @@ export function createSqliteSessionStore(file: string): SessionStore {
     findByApiKeyHash(keyHash: string): KeyWithUser | null {
       const row = keyLookup.get(keyHash) as unknown[] | undefined;
       return row ? mapKeyRow(row, date, bool) : null;
+    },
+    findByAccessTokenHash(tokenHash: string): AccessTokenWithUser | null {
+      const row = accessTokenLookup.get(tokenHash) as unknown[] | undefined;
+      return row ? mapAccessTokenRow(row, date, bool) : null;
     },
     async findCredential(field, value) {
       const row = credential[field].get(value) as unknown[] | undefined;
@@ -181,6 +189,11 @@ export function createSqliteSessionStore(file: string): SessionStore {
     insertAudit(row, orm) {
       return withWriter(orm, ({ audit, relaxed }) => {
         relaxed(() => audit.run(row.id, row.actorId, row.action, row.targetType, row.targetId, row.ip, row.userAgent, row.metadata, row.createdAt.getTime()));
+      });
+    },
+    insertClientAccessToken(row, orm) {
+      return withWriter(orm, ({ clientAccessToken, relaxed }) => {
+        relaxed(() => clientAccessToken.run(row.id, row.tokenHash, row.clientId, row.scopes, row.expiresAt.getTime(), row.createdAt.getTime()));
       });
     },
     async close() {

@@ -68,6 +68,29 @@ export interface Credential {
   passwordHash: string;
 }
 
+/** An OAuth access token's row (db/session-store/access-token.ts), with its bound session's expiry (null: unbound or gone). */
+export interface AccessTokenRow {
+  id: string;
+  clientId: string;
+  userId: string | null;
+  sessionId: string | null;
+  scopes: string;
+  resource: string | null;
+  expiresAt: Date;
+  revokedAt: Date | null;
+  createdAt: Date;
+  sessionExpiresAt: Date | null;
+}
+
+/** `user` null: a client's own token (client credentials), or its user is gone. */
+export interface AccessTokenWithUser {
+  token: AccessTokenRow;
+  user: UserRow | null;
+}
+
+/** A client credentials access token as written (no user, session, grant or resource); `tokenHash` the token's SHA-256. */
+export type NewClientAccessToken = Pick<AccessTokenRow, "id" | "clientId" | "scopes" | "expiresAt" | "createdAt"> & { tokenHash: string };
+
 /** A value now (SQLite answers synchronously: no promise on the hot path) or later. */
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -114,6 +137,8 @@ export interface SessionStore {
   findByTokenHash(tokenHash: string): MaybePromise<SessionWithUser | null>;
   /** An API key by the SHA-256 of the key, joined to its owner: one indexed lookup, prepared once. */
   findByApiKeyHash(keyHash: string): MaybePromise<KeyWithUser | null>;
+  /** An OAuth access token by its SHA-256, with its bound session's expiry and its user: one indexed lookup, prepared once. */
+  findByAccessTokenHash(tokenHash: string): MaybePromise<AccessTokenWithUser | null>;
   /** The store's own connection pool, when it has one (PostgreSQL): for GET /metrics. */
   poolStats?(): { total: number; idle: number; waiting: number };
   /** Password sign-in lookup: the user and its credential account's hash, one prepared query. */
@@ -154,6 +179,11 @@ export interface SessionStore {
    * Commits like a session (SQLite synchronous = NORMAL): a power cut may lose the last records.
    */
   insertAudit(row: AuditRow, orm: MikroORM): Promise<void>;
+  /**
+   * A client credentials access token, one prepared insert outside any transaction. Commits like
+   * a session (SQLite synchronous = NORMAL): a power cut may lose it, and its client asks again.
+   */
+  insertClientAccessToken(row: NewClientAccessToken, orm: MikroORM): Promise<void>;
   close(): Promise<void>;
 }
 

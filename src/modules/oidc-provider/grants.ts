@@ -10,7 +10,7 @@ import { isBanActive, signingKey, userRow } from "../../core/index.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { allowedScopes, authenticateClient, type Client } from "./clients.ts";
 import { PKCE_VALUE, parseScopes } from "./oidc-provider.rules.ts";
-import { mintTokens, revokeGrant, type TokenResponse } from "./tokens.ts";
+import { mintClientToken, mintTokens, revokeGrant, type TokenResponse } from "./tokens.ts";
 
 /** The token endpoint's parameters (RFC 6749 §4.1.3, §4.4.2, §6). */
 export interface TokenRequest {
@@ -130,10 +130,7 @@ async function clientCredentials(app: App, em: EntityManager, client: Client, in
   const offered = allowedScopes(app, client).filter((s) => s !== "openid" && s !== "offline_access");
   const scopes = input.scope === undefined ? [] : parseScopes(input.scope);
   if (scopes.some((s) => !offered.includes(s))) throw new OAuthError("INVALID_SCOPE", "scope is not allowed for this client", "invalid_scope");
-  const key = await signingKey(app);
-  return inTransaction(em, (tx) =>
-    mintTokens(app, tx, { clientId: client.clientId, user: null, sessionId: null, originSessionId: null, grantId: null, scopes, resource: null, authTime: null, refresh: false }, key),
-  );
+  return mintClientToken(app, client.clientId, scopes);
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { sha256 } from "../../crypto/tokens.ts";
-import { OauthAccessToken, OauthRefreshToken, Session, User, type IOauthAccessToken } from "../../db/entities/index.ts";
-import type { UserRow } from "../../db/session-store/index.ts";
+import { OauthAccessToken, OauthRefreshToken } from "../../db/entities/index.ts";
+import type { AccessTokenWithUser } from "../../db/session-store/index.ts";
 import { OAuthError } from "../../errors.ts";
-import { isBanActive, userRow } from "../../core/index.ts";
+import { isBanActive } from "../../core/index.ts";
 import { authenticateClient } from "./clients.ts";
 import { issuerOf, parseScopes } from "./oidc-provider.rules.ts";
 import { revokeGrant, userClaims } from "./tokens.ts";
@@ -17,25 +17,20 @@ import { revokeGrant, userClaims } from "./tokens.ts";
 
 const secondsOf = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** The token and its user (loaded once for userinfo too); the session only when the token is bound to one. */
-async function liveAccessToken(app: App, em: EntityManager, token: string): Promise<{ row: IOauthAccessToken; user: UserRow | null } | null> {
+/**
+ * The token and its user in one indexed lookup through the session store (prepared once, no ORM,
+ * nothing written: docs/performance.md "OAuth"); a token bound to a session needs it alive.
+ */
+async function liveAccessToken(app: App, token: string): Promise<AccessTokenWithUser | null> {
   if (!token || token.length > 4096) return null;
-  // Two plain lookups: MikroORM's populate (a join and its hydration) costs more than the second query.
-  const row = await em.findOne(OauthAccessToken, { tokenHash: sha256(token) }, { disableIdentityMap: true });
-  const now = app.clock.now();
-  if (!row || row.revokedAt || row.expiresAt.getTime() <= now.getTime()) return null;
-  if (row.sessionId) {
-    const session = await em.findOne(Session, { id: row.sessionId }, { disableIdentityMap: true, fields: ["id", "expiresAt"] });
-    if (!session || session.expiresAt.getTime() <= now.getTime()) return null;
-  }
-  let user: UserRow | null = null;
-  if (row.user) {
-    const found = await em.findOne(User, { id: row.user.id }, { disableIdentityMap: true });
-    if (!found) return null;
-    user = userRow(found);
-    if (isBanActive(user, now)) return null;
-  }
-  return { row, user };
+  const found = await app.sessions.findByAccessTokenHash(sha256(token));
+  const now = app.clock.now().getTime();
+  if (!found) return null;
+  const { token: row, user } = found;
+  if (row.revokedAt || row.expiresAt.getTime() <= now) return null;
+  if (row.sessionId && (!row.sessionExpiresAt || row.sessionExpiresAt.getTime() <= now)) return null;
+  if (row.userId && (!user || isBanActive(user, app.clock.now()))) return null;
+  return found;
 }
 
 function invalidToken(description: string): OAuthError {
@@ -43,13 +38,13 @@ function invalidToken(description: string): OAuthError {
 }
 
 /** GET|POST /oauth2/userinfo (OIDC Core §5.3): a bearer access token with `openid`. */
-export async function userInfo(app: App, em: EntityManager, authorization: string | null, bodyToken: string | undefined) {
+export async function userInfo(app: App, authorization: string | null, bodyToken: string | undefined) {
   const bearer = authorization && /^bearer\s+/i.test(authorization) ? authorization.replace(/^bearer\s+/i, "").trim() : null;
   const token = bearer ?? bodyToken;
   if (!token) throw new OAuthError("INVALID_ACCESS_TOKEN", "an access token is required", "invalid_token", { "www-authenticate": 'Bearer realm="userinfo"' });
-  const live = await liveAccessToken(app, em, token);
+  const live = await liveAccessToken(app, token);
   if (!live?.user) throw invalidToken("the access token is invalid or expired");
-  const scopes = parseScopes(live.row.scopes);
+  const scopes = parseScopes(live.token.scopes);
   if (!scopes.includes("openid")) {
     throw new OAuthError("INSUFFICIENT_SCOPE", "the access token lacks the openid scope", "insufficient_scope", { "www-authenticate": 'Bearer error="insufficient_scope", scope="openid"' });
   }
@@ -75,10 +70,10 @@ export async function introspect(app: App, em: EntityManager, authorization: str
     return { active: true as const, token_type: "refresh_token", scope: row.scopes, client_id: row.clientId, sub: row.user.id, iat: secondsOf(row.createdAt), exp: secondsOf(row.expiresAt), iss, ...(row.sessionId ? { sid: row.sessionId } : {}) };
   };
   const tryAccess = async () => {
-    const row = (await liveAccessToken(app, em, input.token!))?.row;
+    const row = (await liveAccessToken(app, input.token!))?.token;
     if (!row || row.clientId !== client.clientId) return null;
     return {
-      active: true as const, token_type: "Bearer", scope: row.scopes, client_id: row.clientId, sub: row.user?.id ?? row.clientId,
+      active: true as const, token_type: "Bearer", scope: row.scopes, client_id: row.clientId, sub: row.userId ?? row.clientId,
       iat: secondsOf(row.createdAt), exp: secondsOf(row.expiresAt), iss, ...(row.resource ? { aud: row.resource } : {}), ...(row.sessionId ? { sid: row.sessionId } : {}),
     };
   };

@@ -56,7 +56,7 @@ const oauth2RouterBuilt = router({
   }),
 
   // OIDC Core §5.3 (GET and POST)
-  userinfo: procedures.public.input(schema.userInfoInput).query(({ ctx, input }) => userInfo(ctx.app, ctx.em, ctx.req.authorization, input?.access_token)),
+  userinfo: procedures.public.input(schema.userInfoInput).query(({ ctx, input }) => userInfo(ctx.app, ctx.req.authorization, input?.access_token)),
 
   // RFC 7662
   introspect: procedures.public.input(schema.tokenOfClientInput).mutation(({ ctx, input }) => introspect(ctx.app, ctx.em, ctx.req.authorization, input)),

@@ -16,6 +16,7 @@ body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}
 input{font:inherit;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #555;border-radius:4px}
 button{font:inherit;margin:1rem .5rem 0 0;padding:.5rem 1rem;border-radius:4px;border:1px solid #222;cursor:pointer}
+[hidden]{display:none}
 button.primary{background:#1f4fd1;color:#fff;border-color:#1f4fd1}
 :focus-visible{outline:3px solid #f5a623;outline-offset:2px}
 h1:focus{outline:none}
@@ -49,7 +50,23 @@ ${COMMON}
     const r = await call("POST", "/sign-in/email", { email: $("email").value, password: $("password").value });
     $("password").value = "";
     if (!r.ok) { say(failure(r)); return; }
-    if (r.data && r.data.twoFactorRedirect) { say("This account uses two-factor authentication: finish signing in from the app, then try again."); return; }
+    if (r.data && r.data.twoFactorRedirect) {
+      // The second step (docs/two-factor-and-passkeys.md): the sign-in left a two-factor cookie; a code completes it.
+      $("sign-in-form").hidden = true;
+      $("two-factor-form").hidden = false;
+      say("This account uses two-factor authentication. Enter the code from your authenticator app, or a backup code.");
+      $("code").focus();
+      return;
+    }
+    go(await call("POST", "/oauth2/continue", { oauth_query: oauthQuery, postLogin: true }));
+  });
+  $("two-factor-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    say("");
+    const code = $("code").value.trim();
+    const r = await call("POST", /^[0-9]{6}$/.test(code) ? "/two-factor/verify-totp" : "/two-factor/verify-backup-code", { code });
+    $("code").value = "";
+    if (!r.ok) { say(failure(r)); $("code").focus(); return; }
     go(await call("POST", "/oauth2/continue", { oauth_query: oauthQuery, postLogin: true }));
   });
   // OIDC Core §3.1.2.1 login_hint: the address the client suggests, prefilled.
@@ -115,6 +132,11 @@ const SIGN_IN_BODY = `<h1 tabindex="-1">Sign in</h1>
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button class="primary" type="submit">Sign in</button>
+</form>
+<form id="two-factor-form" hidden>
+<label for="code">Two-factor code</label>
+<input id="code" name="code" autocomplete="one-time-code" spellcheck="false" required>
+<button class="primary" type="submit">Verify</button>
 </form>`;
 
 const CONSENT_BODY = `<h1 id="title" tabindex="-1">Allow <span id="client-name">this application</span>?</h1>

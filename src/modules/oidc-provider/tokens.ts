@@ -149,6 +149,22 @@ export async function mintTokens(app: App, tx: EntityManager, grant: Grant, key:
   return answer;
 }
 
+/**
+ * Client credentials (RFC 6749 §4.4.3): an opaque access token and nothing else, one prepared
+ * insert through the session store (no transaction for one row, no signing key: no JWT here).
+ */
+export async function mintClientToken(app: App, clientId: string, scopes: string[]): Promise<TokenResponse> {
+  const expiresIn = app.config.oidcProvider.accessTokenExpiresInSec;
+  const now = app.clock.now();
+  const accessToken = randomToken(32);
+  const scope = scopes.join(" ");
+  await app.sessions.insertClientAccessToken(
+    { id: randomUUID(), tokenHash: sha256(accessToken), clientId, scopes: scope, expiresAt: new Date(now.getTime() + expiresIn * 1000), createdAt: now },
+    app.orm,
+  );
+  return { access_token: accessToken, token_type: "Bearer", expires_in: expiresIn, scope };
+}
+
 /** Everything issued under a grant goes (RFC 9700 §4.14.2 refresh reuse; RFC 6749 §4.1.2 code replay). */
 export async function revokeGrant(app: App, em: EntityManager, grantId: string): Promise<void> {
   const now = app.clock.now();

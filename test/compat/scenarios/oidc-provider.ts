@@ -25,4 +25,22 @@ export const oidcProvider: Scenario[] = [
       await s.call("get-clients without a session", anonymous, (c) => c.$fetch("/oauth2/get-clients"));
     },
   },
+  {
+    name: "oidc-provider: the authorization request of a signed-in user",
+    async run(s) {
+      const a = s.actor("a");
+      await s.call("sign up", a, (c) => c.signUp.email({ name: "O", email: s.email("oidc-flow"), password: PASSWORD }));
+      const created = await s.call("create-client", a, (c) =>
+        c.$fetch<{ client_id: string }>("/oauth2/create-client", { method: "POST", body: { redirect_uris: [REDIRECT], client_name: "RP", token_endpoint_auth_method: "none" } }),
+      );
+      const query = new URLSearchParams({
+        response_type: "code", client_id: created?.client_id ?? "none", redirect_uri: REDIRECT, scope: "openid email", state: "st4te",
+        code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256",
+      });
+      await s.browse("authorize: to the consent page", a, `/api/auth/oauth2/authorize?${query}`);
+      await s.call("authorize as a fetch: JSON", a, (c) => c.$fetch("/oauth2/authorize", { query: Object.fromEntries(query) }));
+      query.set("redirect_uri", "https://evil.example/cb");
+      await s.browse("authorize: an unregistered redirect_uri", a, `/api/auth/oauth2/authorize?${query}`);
+    },
+  },
 ];
