@@ -48,7 +48,7 @@ afterAll(async () => {
 describe.skipIf(!hasChromium() && !process.env.CI)(`admin console: organizations in Chromium (${testDialect})`, () => {
   it("lists the organizations with their member counts, and opens one: members and pending invitations", async () => {
     await signInConsole(page, admin.email, PASSWORD);
-    await page.getByRole("heading", { name: "Users", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "Dashboard", level: 1 }).waitFor(); // the console's first page
     await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Organizations" }).click();
     await page.getByRole("heading", { name: "Organizations", level: 1 }).waitFor();
     const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "Globex", exact: true }) });
