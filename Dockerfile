@@ -23,9 +23,10 @@ ENV NODE_ENV=production \
     DATABASE_URL=sqlite:/data/portcullis.db
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY scripts/build.mjs scripts/build-console.mjs scripts/build-client.mjs ./scripts/
-# The lockfile names the light client's workspace: its manifest only (nothing of it is installed).
+COPY scripts/build.mjs scripts/build-console.mjs scripts/build-client.mjs scripts/build-verify.mjs ./scripts/
+# The lockfile names the light packages' workspaces: their manifests only (nothing of them is installed).
 COPY packages/client/package.json ./packages/client/
+COPY packages/verify/package.json ./packages/verify/
 # `prepare` finds no src/ here and builds nothing; better-sqlite3 fetches its prebuilt binary.
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
