@@ -10,7 +10,8 @@ import { configFile, getJson, killAll, postJson, startServerProcess, type Server
  * pointing at a wire-protocol proxy (test/harness/pg-proxy.ts) that counts the statements it
  * sends. A sign-in without two-factor is the credential lookup and one INSERT … SELECT that
  * writes the session only if the user is not banned at that moment (the user row read FOR
- * SHARE); get-session with the cache off is the one lookup. And that one statement waits for a
+ * SHARE), then the sign-in's audit record (one prepared insert, docs/operations.md "Audit");
+ * a refused sign-in is the lookup and its audit record; get-session with the cache off is the one lookup. And that one statement waits for a
  * ban or a removal in progress, then refuses.
  *
  * PostgreSQL only: on SQLite a statement is an in-process call of ~10 µs, not a round trip, and
@@ -78,7 +79,7 @@ async function admin(sql: string, values: unknown[]) {
 }
 
 describe.skipIf(testDialect !== "postgres")("statements per request on PostgreSQL, counted on the wire", () => {
-  it("sign-in (email or username, no two-factor): exactly 2 statements, the lookup and the insert; get-session with the cache off: 1", async () => {
+  it("sign-in (email or username, no two-factor): exactly 3 statements, the lookup, the insert and the audit record; get-session with the cache off: 1", async () => {
     const user = await signUp();
     // Warm-up: pool connections open, named statements prepared.
     expect((await postJson(`${server.auth}/sign-in/email`, { email: user.email, password: PASSWORD })).status).toBe(200);
@@ -86,13 +87,14 @@ describe.skipIf(testDialect !== "postgres")("statements per request on PostgreSQ
 
     const byEmail = await statementsOf(() => postJson(`${server.auth}/sign-in/email`, { email: user.email, password: PASSWORD }));
     expect(byEmail.result.status).toBe(200);
-    expect(byEmail.statements, show(byEmail.statements)).toHaveLength(2);
+    expect(byEmail.statements, show(byEmail.statements)).toHaveLength(3);
     expect(byEmail.statements[0]!.sql).toMatch(/^SELECT .* FROM users u JOIN accounts a /);
     expect(byEmail.statements[1]!.sql).toMatch(/^INSERT INTO sessions .* FROM users u WHERE .* FOR SHARE OF u$/);
+    expect(byEmail.statements[2]!.sql).toMatch(/^INSERT INTO audit_events /);
 
     const byUsername = await statementsOf(() => postJson(`${server.auth}/sign-in/username`, { username: `counted_${seq}`, password: PASSWORD }));
     expect(byUsername.result.status).toBe(200);
-    expect(byUsername.statements, show(byUsername.statements)).toHaveLength(2);
+    expect(byUsername.statements, show(byUsername.statements)).toHaveLength(3);
 
     const session = await statementsOf(() => getJson(`${server.auth}/get-session`, { authorization: `Bearer ${byEmail.result.headers.get("set-auth-token")}` }));
     expect(session.result.body.user.id).toBe(user.id);
@@ -115,16 +117,18 @@ describe.skipIf(testDialect !== "postgres")("statements per request on PostgreSQ
     console.log(`[statements] sign-up/email ${up.statements.length}`);
   });
 
-  it("a wrong password costs the lookup only; a banned user the lookup only (the ban is on the row it read)", async () => {
+  it("a wrong password costs the lookup and its audit record; a banned user the same (the ban is on the row it read)", async () => {
     const user = await signUp();
     const wrong = await statementsOf(() => postJson(`${server.auth}/sign-in/email`, { email: user.email, password: "not-the-password" }));
     expect(wrong.result.status).toBe(401);
-    expect(wrong.statements, show(wrong.statements)).toHaveLength(1);
+    expect(wrong.statements, show(wrong.statements)).toHaveLength(2);
+    expect(wrong.statements[1]!.sql).toMatch(/^INSERT INTO audit_events /);
 
     await admin("update users set banned = true where id = $1", [user.id]);
     const banned = await statementsOf(() => postJson(`${server.auth}/sign-in/email`, { email: user.email, password: PASSWORD }));
     expect(banned.result.body.code).toBe("BANNED_USER");
-    expect(banned.statements, show(banned.statements)).toHaveLength(1);
+    expect(banned.statements, show(banned.statements)).toHaveLength(2);
+    expect(banned.statements[1]!.sql).toMatch(/^INSERT INTO audit_events /);
   });
 
   /** Holds the user row FOR UPDATE (as a ban or a removal does) until the sign-in's insert waits on it, then runs `change` and commits. */
