@@ -1,5 +1,24 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Files whose outcome cannot depend on the database dialect run in the SQLite pass only
+ * (`npm test` runs everything else twice): they never open a database (unit tests, docs and
+ * architecture checks, the error table), or their service always runs on SQLite whatever
+ * PORTCULLIS_TEST_DB says (the container recipe replays its own `DATABASE_URL=sqlite:`), or they
+ * check what a package installs and declares, not what the service stores (the light client and
+ * verifier packages; `package.test.ts`, which serves the packed server on the run's dialect,
+ * runs in both).
+ */
+const dialectIndependent = [
+  "src/**/*.test.ts",
+  "test/integration/platform/{error-codes,docs,docs-typecheck,architecture}.test.ts",
+  "test/integration/jwt/docs-example.test.ts",
+  "test/integration/openapi/openapi-errors.test.ts",
+  "test/process/{container,client-package,verify-package}.test.ts",
+];
+const secondPass = process.env.PORTCULLIS_TEST_DB === "postgres";
+const exclude = secondPass ? dialectIndependent : [];
+
 export default defineConfig({
   // Tests import the package's own entries ("portcullis/client") from the sources, never a build.
   resolve: { conditions: ["portcullis-source"] },
@@ -14,12 +33,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "integration", include: ["test/integration/**/*.test.ts", "test/browser/**/*.test.ts", "test/compat/**/*.test.ts", "src/**/*.test.ts"] },
+        test: { name: "integration", include: ["test/integration/**/*.test.ts", "test/browser/**/*.test.ts", "test/compat/**/*.test.ts", "src/**/*.test.ts"], exclude },
       },
       {
         // Real server processes (bin/portcullis.cjs serve): multi-instance, SIGKILL/SIGTERM.
         extends: true,
-        test: { name: "process", include: ["test/process/**/*.test.ts"], testTimeout: 240_000, hookTimeout: 120_000 },
+        test: { name: "process", include: ["test/process/**/*.test.ts"], exclude, testTimeout: 240_000, hookTimeout: 120_000 },
       },
     ],
   },

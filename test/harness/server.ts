@@ -39,7 +39,7 @@ async function freePort(): Promise<number> {
 export async function startTestServer(config: PortcullisConfig = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const { ownOrigin, publicHost = "127.0.0.1", ...createOptions } = options;
   const port = ownOrigin ? await freePort() : 0;
-  const db = await createTestDatabase();
+  const db = await createTestDatabase({ migrated: true });
   const clock = new FakeClock();
   const portcullis = await createPortcullis({
     databaseUrl: db.url,

@@ -95,7 +95,7 @@ async function finish(r: Run, ms = 25_000) {
 }
 
 /** Polls `url` until it answers 200; fails early if the process exits. */
-async function waitReady(r: Run, url: string, ms = 25_000): Promise<Response> {
+async function waitReady(r: Run, url: string, ms = 60_000): Promise<Response> {
   let exited = false;
   void r.exited.then(() => (exited = true));
   const deadline = Date.now() + ms;
