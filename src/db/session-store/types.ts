@@ -80,8 +80,7 @@ export interface AccessTokenRow {
   revokedAt: Date | null;
   createdAt: Date;
   sessionExpiresAt: Date | null;
-  /** The OIDC Core §5.5 `claims` request of the authorization the token's grant started from (JSON), if any. */
-  claimsRequest: string | null;
+  claimsRequest: string | null; // the OIDC Core §5.5 `claims` request its grant started with (JSON)
 }
 
 /** `user` null: a client's own token (client credentials), or its user is gone. */
