@@ -13,7 +13,7 @@ import { post, request } from "../../harness/http.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 import {
   authorizationError, authRequest, CERTIFICATION_CONFIG, discovery, expectInvalidGrant, expectTokenResponse, expectUserInfo, finishFlow,
-  happyFlow, random, toCallback, toCallbackThroughSignIn, tokenEndpoint, userinfoGet, verifyIdToken, type Rp,
+  happyFlow, random, toCallback, toCallbackThroughSignIn, tokenEndpoint, userinfoGet, verifyIdToken, type Flow, type Rp,
 } from "./conformance.ts";
 import { browserGet, consent, pkce, REDIRECT, registerClient, signUp, type Browser } from "./helpers.ts";
 
@@ -55,6 +55,22 @@ async function expectErrorShown(browser: Browser, url: string, ...notTo: string[
   } else {
     expect(res.status).toBeGreaterThanOrEqual(400);
   }
+}
+
+/**
+ * AbstractOIDCCSameAuthTwiceServerTest: a first authorization, then a second one that must come
+ * straight back with a code (no page in between), with the same sub and auth_time.
+ */
+async function sameAuthTwice(firstExtra: Record<string, string>, secondExtra: (first: Flow) => Record<string, string>) {
+  const browser = await signUp(server);
+  const first = await happyFlow(server, rp, browser, firstExtra);
+  const req = authRequest(server, rp, secondExtra(first));
+  const res = await browserGet(browser, req.url);
+  const second = await finishFlow(server, rp, req, new URL(res.headers.get("location")!));
+  // CheckIdTokenAuthTimeClaimsSameIfPresent, CheckIdTokenSubConsistentForSecondAuthorization
+  expect(second.claims.auth_time).toBe(first.claims.auth_time);
+  expect(second.claims.sub).toBe(first.claims.sub);
+  return { first, second };
 }
 
 describe("oidcc-basic-certification-test-plan", () => {
@@ -195,14 +211,7 @@ describe("oidcc-basic-certification-test-plan", () => {
   });
 
   it("oidcc-prompt-none-logged-in", async () => {
-    const browser = await signUp(server);
-    const first = await happyFlow(server, rp, browser);
-    const req = authRequest(server, rp, { prompt: "none" });
-    // Straight back with a code: no page in between.
-    const res = await browserGet(browser, req.url);
-    const second = await finishFlow(server, rp, req, new URL(res.headers.get("location")!));
-    expect(second.claims.auth_time).toBe(first.claims.auth_time);
-    expect(second.claims.sub).toBe(first.claims.sub);
+    await sameAuthTwice({}, () => ({ prompt: "none" }));
   });
 
   it("oidcc-max-age-1", async () => {
@@ -221,14 +230,9 @@ describe("oidcc-basic-certification-test-plan", () => {
   });
 
   it("oidcc-max-age-10000", async () => {
-    const browser = await signUp(server);
-    const first = await happyFlow(server, rp, browser, { max_age: "15000" });
+    // max_age on both requests: auth_time must be there (CheckIdTokenAuthTimeClaimPresentDueToMaxAge).
+    const { first } = await sameAuthTwice({ max_age: "15000" }, () => ({ max_age: "10000" }));
     expect(first.claims.auth_time).toEqual(expect.any(Number));
-    const req = authRequest(server, rp, { max_age: "10000" });
-    const res = await browserGet(browser, req.url);
-    const second = await finishFlow(server, rp, req, new URL(res.headers.get("location")!));
-    expect(second.claims.auth_time).toBe(first.claims.auth_time);
-    expect(second.claims.sub).toBe(first.claims.sub);
   });
 
   it("oidcc-ensure-request-with-unknown-parameter-succeeds", async () => {
@@ -236,13 +240,7 @@ describe("oidcc-basic-certification-test-plan", () => {
   });
 
   it("oidcc-id-token-hint", async () => {
-    const browser = await signUp(server);
-    const first = await happyFlow(server, rp, browser);
-    const req = authRequest(server, rp, { prompt: "none", id_token_hint: first.tokens.id_token });
-    const res = await browserGet(browser, req.url);
-    const second = await finishFlow(server, rp, req, new URL(res.headers.get("location")!));
-    expect(second.claims.auth_time).toBe(first.claims.auth_time);
-    expect(second.claims.sub).toBe(first.claims.sub);
+    await sameAuthTwice({}, (first) => ({ prompt: "none", id_token_hint: first.tokens.id_token }));
   });
 
   it("oidcc-login-hint", async () => {
