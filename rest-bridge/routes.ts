@@ -31,6 +31,11 @@ export interface Route {
   ndjson?: boolean;
   /** A browser navigation (Accept prefers text/html) gets its failure as a 302 to `/error?error=CODE`, not JSON (docs/wire-contract.md §9). */
   errorPage?: boolean;
+  /**
+   * A browser navigation that a page elsewhere may legitimately send, doing no more than its GET
+   * does (OIDC Core §3.1.2.1: the authorization endpoint takes POST too): no §3 origin rule.
+   */
+  navigation?: boolean;
 }
 
 export const routes: readonly Route[] = [
@@ -176,6 +181,7 @@ export const routes: readonly Route[] = [
   { method: "GET", path: "/.well-known/openid-configuration", procedure: "oauth2.openidConfiguration", input: "none" },
   { method: "GET", path: "/.well-known/oauth-authorization-server", procedure: "oauth2.authorizationServer", input: "none" },
   { method: "GET", path: "/oauth2/authorize", procedure: "oauth2.authorize", input: "query", errorPage: true },
+  { method: "POST", path: "/oauth2/authorize", procedure: "oauth2.authorize", input: "body", form: true, errorPage: true, navigation: true },
   { method: "POST", path: "/oauth2/consent", procedure: "oauth2.consent", input: "body" },
   { method: "POST", path: "/oauth2/continue", procedure: "oauth2.continue", input: "body" },
   { method: "POST", path: "/oauth2/token", procedure: "oauth2.token", input: "body", form: true },

@@ -49,7 +49,7 @@ async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: 
   const ip = call.ipOf(req);
   // Keyed on the matched route, whatever spelling of the path reached it (paths.ts).
   await checkRateLimit(app, ip, route.path);
-  checkOrigin(app, req);
+  if (!route.navigation) checkOrigin(app, req);
   if (route.login) checkLoginOrigin(app, req);
   let input: unknown;
   if (route.input === "body" || route.input === "body+query") input = await parseBody(req, route.form === true);

@@ -80,6 +80,7 @@ export interface AccessTokenRow {
   revokedAt: Date | null;
   createdAt: Date;
   sessionExpiresAt: Date | null;
+  claimsRequest: string | null; // the OIDC Core §5.5 `claims` request its grant started with (JSON)
 }
 
 /** `user` null: a client's own token (client credentials), or its user is gone. */

@@ -7,7 +7,7 @@ import { OAuthError } from "../../errors.ts";
 import { isBanActive } from "../../core/index.ts";
 import { authenticateClient } from "./clients.ts";
 import { issuerOf, parseScopes } from "./oidc-provider.rules.ts";
-import { revokeGrant, userClaims } from "./tokens.ts";
+import { namedClaims, revokeGrant, userClaims } from "./tokens.ts";
 
 /**
  * What a presented token is worth now (RFC 7662, RFC 7009, OIDC Core §5.3): its row, not
@@ -48,7 +48,8 @@ export async function userInfo(app: App, authorization: string | null, bodyToken
   if (!scopes.includes("openid")) {
     throw new OAuthError("INSUFFICIENT_SCOPE", "the access token lacks the openid scope", "insufficient_scope", { "www-authenticate": 'Bearer error="insufficient_scope", scope="openid"' });
   }
-  return userClaims(live.user, scopes);
+  // The scopes' claims, and those the authorization's `claims` request named for userinfo (OIDC Core §5.5).
+  return userClaims(live.user, scopes, namedClaims(live.token.claimsRequest, "userinfo"));
 }
 
 export interface TokenInput {

@@ -66,15 +66,18 @@ export function atHash(alg: JwtAlg, accessToken: string): string {
   return digest.subarray(0, digest.length / 2).toString("base64url");
 }
 
-function namedIdTokenClaims(claimsRequest: string | null | undefined): string[] {
+/** OIDC Core §5.5: the claims a `claims` request asks for by name in one of its members. */
+export function namedClaims(claimsRequest: string | null | undefined, member: "id_token" | "userinfo"): string[] {
   if (!claimsRequest) return [];
   try {
-    const idToken = (JSON.parse(claimsRequest) as { id_token?: unknown }).id_token;
-    return idToken && typeof idToken === "object" ? Object.keys(idToken) : [];
+    const asked = (JSON.parse(claimsRequest) as Record<string, unknown>)[member];
+    return asked && typeof asked === "object" ? Object.keys(asked) : [];
   } catch {
     return [];
   }
 }
+
+const namedIdTokenClaims = (claimsRequest: string | null | undefined) => namedClaims(claimsRequest, "id_token");
 
 async function signJwt(key: SigningKey, typ: string, claims: Record<string, unknown>): Promise<string> {
   const jose = await loadJose();

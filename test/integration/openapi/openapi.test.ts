@@ -304,6 +304,7 @@ const REFUSED: Record<string, string> = {
   // The OpenID provider's endpoints need a registered client, a signed request or a token it issued
   // (test/integration/oidc-provider drives them with real relying parties).
   "GET /oauth2/authorize": "invalid_client",
+  "POST /oauth2/authorize": "invalid_client",
   "GET /oauth2/end-session": "invalid_request",
   "GET /oauth2/userinfo": "invalid_token",
   "POST /oauth2/userinfo": "invalid_token",
