@@ -117,8 +117,17 @@ export interface TokenGrant<A> {
   redeem(app: A, em: EntityManager, params: Record<string, string | undefined>, clientId: string): Promise<{ userId: string; scope: string | null }>;
 }
 
+/**
+ * The signing keys a family signs with (core/signing-keys.ts): an algorithm and the longest
+ * lifetime of what it signs with it, so the JWKS makes that algorithm's key before the first token
+ * and keeps a retired key published until the last of those has expired. The configuration's
+ * current uses: the JWT family's `jwt.alg` tokens, the OpenID provider's ID tokens and access tokens.
+ */
+export type KeyUses<A> = (app: A) => { alg: "EdDSA" | "ES256" | "RS256"; lifetimeSec: number }[];
+
 export interface Family<A> {
   name: string;
+  keyUses?: KeyUses<A>;
   tokenGrants?: TokenGrant<A>[];
   holding?: Omit<Holding<A>, "family">;
   signInSteps?: SignInStep<A>[];
@@ -135,14 +144,16 @@ export interface Registry<A> {
   sessionHeaders: SessionHeaders<A>[];
   emailProofs: EmailProof<A>[];
   tokenGrants: TokenGrant<A>[];
+  keyUses: KeyUses<A>[];
 }
 
 export function buildRegistry<A>(families: readonly Family<A>[]): Registry<A> {
-  const registry: Registry<A> = { holdings: [], signInSteps: [], emailLinks: [], sessionHeaders: [], emailProofs: [], tokenGrants: [] };
+  const registry: Registry<A> = { holdings: [], signInSteps: [], emailLinks: [], sessionHeaders: [], emailProofs: [], tokenGrants: [], keyUses: [] };
   for (const f of families) {
     if (f.holding) registry.holdings.push({ family: f.name, ...f.holding });
     registry.signInSteps.push(...(f.signInSteps ?? []));
     if (f.sessionHeaders) registry.sessionHeaders.push(f.sessionHeaders);
+    if (f.keyUses) registry.keyUses.push(f.keyUses);
     registry.emailProofs.push(...(f.emailProofs ?? []));
     for (const grant of f.tokenGrants ?? []) {
       if (registry.tokenGrants.some((g) => g.grantType === grant.grantType)) throw new Error(`two families redeem ${grant.grantType}`);

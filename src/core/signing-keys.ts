@@ -8,9 +8,11 @@ import { loadJose } from "./jose.ts";
 /**
  * The signing keys (docs/machine-access.md "Keys"): made on first use, the private half sealed
  * at rest (AES-256-GCM with the service secrets, src/crypto/aead.ts), a new one every
- * `jwt.rotationDays` or when `jwt.alg` changes. Keys are numbered (`epoch`, unique): instances
- * that rotate at once all try to insert the next number, one wins, the others read its key.
- * A retired key stays published until every token it signed has expired.
+ * `jwt.rotationDays`, one current key per algorithm in use (the JWT family's `jwt.alg`, the
+ * OpenID provider's ID-token algorithm: families declare theirs, core/registry.ts KeyUses). Keys
+ * are numbered (`epoch`, unique across algorithms): instances that rotate at once all try to
+ * insert the next number, one wins, the others read its key. A retired key stays published until
+ * every token it signed has expired (the longest lifetime its algorithm is used for).
  */
 
 export type JwtAlg = "EdDSA" | "ES256" | "RS256";
@@ -35,17 +37,19 @@ interface KeyState {
   refreshing?: Promise<SigningKey>;
 }
 
-const states = new WeakMap<App, KeyState>();
+const states = new WeakMap<App, Map<JwtAlg, KeyState>>();
 
 const aad = (kid: string) => `jwks:${kid}`;
 
-function stateOf(app: App): KeyState {
-  let state = states.get(app);
-  if (!state) states.set(app, (state = {}));
+function stateOf(app: App, alg: JwtAlg): KeyState {
+  let byAlg = states.get(app);
+  if (!byAlg) states.set(app, (byAlg = new Map()));
+  let state = byAlg.get(alg);
+  if (!state) byAlg.set(alg, (state = {}));
   return state;
 }
 
-const usable = (app: App, key: { alg: string; signsUntil: Date }) => key.alg === app.config.jwt.alg && key.signsUntil.getTime() > app.clock.now().getTime();
+const usable = (app: App, key: { alg: string; signsUntil: Date }, alg: JwtAlg) => key.alg === alg && key.signsUntil.getTime() > app.clock.now().getTime();
 
 async function importPrivate(app: App, row: IJwksKey): Promise<SigningKey> {
   const jose = await loadJose();
@@ -54,13 +58,13 @@ async function importPrivate(app: App, row: IJwksKey): Promise<SigningKey> {
   return { kid: row.id, alg: row.alg as JwtAlg, privateKey, signsUntil: row.signsUntil };
 }
 
-const newest = async (app: App) =>
-  (await app.orm.em.fork().find(JwksKey, {}, { orderBy: { epoch: "desc" }, limit: 1, disableIdentityMap: true }))[0] ?? null;
+/** The newest key of `alg`, when given; of any algorithm otherwise (the last number taken). */
+const newest = async (app: App, alg?: JwtAlg) =>
+  (await app.orm.em.fork().find(JwksKey, alg ? { alg } : {}, { orderBy: { epoch: "desc" }, limit: 1, disableIdentityMap: true }))[0] ?? null;
 
 /** A new key numbered `epoch`; null when another instance inserted that number first. */
-async function createKey(app: App, epoch: number): Promise<IJwksKey | null> {
+async function createKey(app: App, alg: JwtAlg, epoch: number): Promise<IJwksKey | null> {
   const jose = await loadJose();
-  const alg = app.config.jwt.alg;
   const pair = await jose.generateKeyPair(alg, { extractable: true, ...(alg === "EdDSA" ? { crv: "Ed25519" } : alg === "RS256" ? { modulusLength: 2048 } : {}) });
   const publicJwk = await jose.exportJWK(pair.publicKey);
   const kid = await jose.calculateJwkThumbprint(publicJwk, "sha256");
@@ -83,22 +87,23 @@ async function createKey(app: App, epoch: number): Promise<IJwksKey | null> {
   }
 }
 
-async function refresh(app: App): Promise<SigningKey> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const latest = await newest(app);
-    if (latest && usable(app, latest)) return importPrivate(app, latest);
-    const created = await createKey(app, (latest?.epoch ?? 0) + 1);
+async function refresh(app: App, alg: JwtAlg): Promise<SigningKey> {
+  // Each lost race means another key (of any algorithm) took the number: a few passes settle it.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const latest = await newest(app, alg);
+    if (latest && usable(app, latest, alg)) return importPrivate(app, latest);
+    const created = await createKey(app, alg, ((await newest(app))?.epoch ?? 0) + 1);
     if (created) return importPrivate(app, created);
     // Another instance made this epoch's key: read it on the next pass.
   }
-  throw new Error("no usable JWT signing key after three attempts");
+  throw new Error(`no usable ${alg} signing key after five attempts`);
 }
 
-/** The key new tokens are signed with: this instance's, while it is usable; else the newest (made when none is). */
-export function signingKey(app: App): Promise<SigningKey> | SigningKey {
-  const state = stateOf(app);
-  if (state.current && usable(app, state.current)) return state.current;
-  state.refreshing ??= refresh(app)
+/** The key new tokens of `alg` are signed with: this instance's, while it is usable; else the newest (made when none is). */
+export function signingKey(app: App, alg: JwtAlg = app.config.jwt.alg): Promise<SigningKey> | SigningKey {
+  const state = stateOf(app, alg);
+  if (state.current && usable(app, state.current, alg)) return state.current;
+  state.refreshing ??= refresh(app, alg)
     .then((key) => (state.current = key))
     .finally(() => (state.refreshing = undefined));
   return state.refreshing;
@@ -112,9 +117,15 @@ export function signingKey(app: App): Promise<SigningKey> | SigningKey {
 export type PublicJwk = JWK & { kty: string; kid: string; alg: string; use: "sig" };
 
 export async function publishedKeys(app: App): Promise<{ keys: PublicJwk[] }> {
-  await signingKey(app);
-  const { expirationTime } = app.config.jwt;
-  const since = new Date(app.clock.now().getTime() - (expirationTime + SKEW_SEC) * 1000);
+  const uses = app.registry.keyUses.flatMap((declare) => declare(app));
+  const lifetimes = new Map<string, number>([[app.config.jwt.alg, app.config.jwt.expirationTime]]);
+  for (const { alg, lifetimeSec } of uses) lifetimes.set(alg, Math.max(lifetimes.get(alg) ?? 0, lifetimeSec));
+  await Promise.all([...lifetimes.keys()].map((alg) => signingKey(app, alg as JwtAlg)));
+  // A key of an algorithm no longer in use: kept as long as the longest lifetime of any use.
+  const longest = Math.max(...lifetimes.values());
+  const now = app.clock.now().getTime();
+  const since = new Date(now - (longest + SKEW_SEC) * 1000);
   const rows = await app.orm.em.fork().find(JwksKey, { signsUntil: { $gt: since } }, { orderBy: { epoch: "desc" }, disableIdentityMap: true });
-  return { keys: rows.map((r) => ({ ...(JSON.parse(r.publicKey) as JWK & { kty: string }), kid: r.id, alg: r.alg, use: "sig" as const })) };
+  const alive = (r: IJwksKey) => r.signsUntil.getTime() > now - ((lifetimes.get(r.alg) ?? longest) + SKEW_SEC) * 1000;
+  return { keys: rows.filter(alive).map((r) => ({ ...(JSON.parse(r.publicKey) as JWK & { kty: string }), kid: r.id, alg: r.alg, use: "sig" as const })) };
 }

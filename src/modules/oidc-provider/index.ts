@@ -24,6 +24,11 @@ async function revokeEverything(tx: EntityManager, userId: string, consents: boo
  */
 export const oidcProviderFamily: Family = {
   name: "oidc-provider",
+  keyUses(app) {
+    const c = app.config.oidcProvider;
+    if (!c.enabled) return [];
+    return [{ alg: c.idTokenSigningAlg, lifetimeSec: c.idTokenExpiresInSec }, { alg: app.config.jwt.alg, lifetimeSec: c.accessTokenExpiresInSec }];
+  },
   holding: {
     signedOutEverywhere: (_app, tx, userId) => revokeEverything(tx, userId, true),
     passwordChanged: (_app, tx, userId) => revokeEverything(tx, userId, false),

@@ -13,6 +13,12 @@ export const oidcProviderConfig = z
     accessTokenExpiresInSec: z.number().int().min(60).max(24 * 3600).default(3600),
     /** Lifetime of an ID token. */
     idTokenExpiresInSec: z.number().int().min(60).max(24 * 3600).default(3600),
+    /**
+     * What ID tokens are signed with. RS256 by default: OpenID Connect Discovery requires every
+     * provider to offer it (relying parties may support nothing else), whatever `jwt.alg` the
+     * service's own JWTs use; JWT access tokens keep `jwt.alg`. The JWKS publishes both keys.
+     */
+    idTokenSigningAlg: z.enum(["EdDSA", "ES256", "RS256"]).default("RS256"),
     /** Lifetime of a refresh token (each rotation issues a new one with a fresh lifetime). */
     refreshTokenExpiresInSec: z.number().int().min(300).max(365 * 24 * 3600).default(30 * 24 * 3600),
     /**

@@ -63,9 +63,12 @@ describe("GET /token and GET /jwks", () => {
     const res = await get(`${server.auth}/jwks`);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("public, max-age=300");
-    const [key] = res.body.keys;
-    expect(Object.keys(key).sort()).toEqual(["alg", "crv", "kid", "kty", "use", "x"]);
-    expect(key).toMatchObject({ kty: "OKP", crv: "Ed25519", alg: "EdDSA", use: "sig" });
+    // jwt.alg's key, and the OpenID provider's RS256 key for ID tokens (docs/oidc-provider.md).
+    const byAlg = Object.fromEntries(res.body.keys.map((k: { alg: string }) => [k.alg, k]));
+    expect(Object.keys(byAlg).sort()).toEqual(["EdDSA", "RS256"]);
+    expect(Object.keys(byAlg.EdDSA).sort()).toEqual(["alg", "crv", "kid", "kty", "use", "x"]);
+    expect(byAlg.EdDSA).toMatchObject({ kty: "OKP", crv: "Ed25519", alg: "EdDSA", use: "sig" });
+    expect(Object.keys(byAlg.RS256).sort()).toEqual(["alg", "e", "kid", "kty", "n", "use"]);
   });
 
   it("keeps the private key sealed at rest (AES-256-GCM envelope, never a JWK in clear)", async () => {
@@ -161,14 +164,17 @@ describe("rotation", () => {
     const newJwt = (await get(`${server.auth}/token`, { bearer: token })).body.token as string;
     const newKid = decodeProtectedHeader(newJwt).kid;
     expect(newKid).not.toBe(oldKid);
-    const kids = (await get(`${server.auth}/jwks`)).body.keys.map((k: { kid: string }) => k.kid);
-    expect(kids).toEqual([newKid, oldKid]);
+    const jwtKids = async () => (await get(`${server.auth}/jwks`)).body.keys.filter((k: { alg: string }) => k.alg === "EdDSA").map((k: { kid: string }) => k.kid);
+    expect(await jwtKids()).toEqual([newKid, oldKid]);
     const v = verifier();
     await expect(v.verify(oldJwt)).resolves.toMatchObject({ sub: decodeJwt(newJwt).sub });
     await expect(v.verify(newJwt)).resolves.toBeDefined();
-    // The old key's tokens live at most expirationTime (+ 60 s skew) past its retirement.
-    server.clock.advance(3600 * 1000 + 2 * MINUTE);
-    const after = (await get(`${server.auth}/jwks`)).body.keys.map((k: { kid: string }) => k.kid);
+    // The old key's tokens live at most the longest lifetime it signs for past its retirement:
+    // the OpenID provider's JWT access tokens (an hour), + 60 s skew.
+    server.clock.advance(3600 * 1000 - MINUTE);
+    expect(await jwtKids()).toContain(oldKid);
+    server.clock.advance(3 * MINUTE);
+    const after = await jwtKids();
     expect(after).toContain(newKid);
     expect(after).not.toContain(oldKid);
   });
@@ -186,14 +192,17 @@ describe("several instances on one database", () => {
     const b = await createPortcullis(config, { migrate: false });
     try {
       const { publishedKeys } = await import("../../../src/core/signing-keys.ts");
+      // Two algorithms in use (jwt.alg's EdDSA, the ID tokens' RS256): one key each, however many race.
       const first = await Promise.all([publishedKeys(a.app), publishedKeys(b.app), publishedKeys(a.app), publishedKeys(b.app)]);
-      expect(new Set(first.map((s) => s.keys.map((k) => k.kid).join()))).toEqual(new Set([first[0]!.keys[0]!.kid]));
+      expect(new Set(first.map((s) => s.keys.map((k) => k.kid).sort().join()))).toHaveProperty("size", 1);
+      expect(first[0]!.keys.map((k) => k.alg).sort()).toEqual(["EdDSA", "RS256"]);
       clock.advance(DAY + MINUTE);
       const rotated = await Promise.all([publishedKeys(a.app), publishedKeys(b.app)]);
-      expect(rotated[0]!.keys).toHaveLength(2);
+      expect(rotated[0]!.keys).toHaveLength(4);
       expect(rotated[1]!.keys.map((k) => k.kid)).toEqual(rotated[0]!.keys.map((k) => k.kid));
       const rows = await a.app.orm.em.fork().find(JwksKey, {}, { orderBy: { epoch: "asc" } });
-      expect(rows.map((r) => r.epoch)).toEqual([1, 2]);
+      expect(rows.map((r) => r.epoch)).toEqual([1, 2, 3, 4]);
+      expect(rows.map((r) => r.alg).sort()).toEqual(["EdDSA", "EdDSA", "RS256", "RS256"]);
     } finally {
       await a.close();
       await b.close();
