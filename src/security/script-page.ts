@@ -41,6 +41,15 @@ async function call(method, path, body) {
 const failure = (r) => (r.data && (r.data.message || r.data.error_description)) || "Something went wrong. Please try again.";
 `;
 
+/** The email-and-password form of the pages that sign in (its script posts /sign-in/email). */
+export const SIGN_IN_FORM = `<form id="sign-in-form">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button class="primary" type="submit">Sign in</button>
+</form>`;
+
 export interface ScriptPage {
   title: string;
   /** Extra rules after BASE_STYLE. */

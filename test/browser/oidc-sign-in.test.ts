@@ -9,6 +9,7 @@ import { uniqueEmail } from "../harness/http.ts";
 import { oidcProviders } from "../harness/oauth-helpers.ts";
 import { startOidcProvider, type TestOidcProvider } from "../harness/oidc.ts";
 import { freePort, startTestServer, type TestServer } from "../harness/server.ts";
+import { openPage as openPageIn, pageAuthorizeUrl, RP_REDIRECT } from "./oidc-page-helpers.ts";
 
 /**
  * The provider's sign-in page's other ways in, in a real browser: a passkey (Chrome's virtual
@@ -17,7 +18,7 @@ import { freePort, startTestServer, type TestServer } from "../harness/server.ts
  * gets there). Both end where email and password do: the consent page, then the client with a
  * code. Under the page's CSP, no violation; screenshots in test-output/oidc/.
  */
-const REDIRECT = "https://rp.example.test/callback";
+const REDIRECT = RP_REDIRECT;
 const PASSWORD = "password123";
 const shotsDir = fileURLToPath(new URL(`../../test-output/oidc/${testDialect}/`, import.meta.url));
 const UMD = new URL("../../node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js", import.meta.url);
@@ -47,21 +48,17 @@ afterAll(async () => {
   await oidc?.close();
 });
 
-async function openPage(): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (e) => problems.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
-  await context.route("https://rp.example.test/**", (route) => route.fulfill({ status: 200, contentType: "text/plain", body: "relying party" }));
-  return { page, problems };
-}
+const openPage = () => openPageIn(browser);
+const authorizeUrl = () => pageAuthorizeUrl(`${origin}/api/auth`, clientId);
 
-const authorizeUrl = () =>
-  `${origin}/api/auth/oauth2/authorize?${new URLSearchParams({
-    response_type: "code", client_id: clientId, redirect_uri: REDIRECT, scope: "openid email", state: "xyz",
-    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256",
-  })}`;
+/** The provider's login step: the harness plays it over HTTP and hands the browser its redirect back to us. */
+async function playProvider(page: Page, as: { sub: string } | { deny: true }) {
+  await page.context().route(`${oidc.issuer}/**`, async (route) => {
+    const outcome = await oidc.authorize(route.request().url(), as);
+    if (outcome.kind !== "redirect") throw new Error("redirect expected");
+    await route.fulfill({ status: 302, headers: { location: outcome.location } });
+  });
+}
 
 async function allowAndLand(page: Page) {
   await page.waitForURL((u) => u.pathname === "/consent");
@@ -114,12 +111,7 @@ describe.skipIf(!hasChromium() && !process.env.CI)("the sign-in page's passkey a
     const sub = `social-${Date.now().toString(36)}`;
     oidc.setAccount({ sub, email: `${sub}@example.test`, email_verified: true, name: "Social User" });
     const { page, problems } = await openPage();
-    // The provider's login step: the harness plays it over HTTP and hands the browser its redirect back to us.
-    await page.context().route(`${oidc.issuer}/**`, async (route) => {
-      const outcome = await oidc.authorize(route.request().url(), { sub });
-      if (outcome.kind !== "redirect") throw new Error("redirect expected");
-      await route.fulfill({ status: 302, headers: { location: outcome.location } });
-    });
+    await playProvider(page, { sub });
     await page.goto(authorizeUrl());
     const button = page.locator("button[data-provider=oidc]");
     expect(await button.textContent()).toBe("Continue with oidc");
@@ -133,11 +125,7 @@ describe.skipIf(!hasChromium() && !process.env.CI)("the sign-in page's passkey a
 
   it("a social sign-in that fails comes back to the page with a message, the request still resumable", async () => {
     const { page, problems } = await openPage();
-    await page.context().route(`${oidc.issuer}/**`, async (route) => {
-      const outcome = await oidc.authorize(route.request().url(), { deny: true });
-      if (outcome.kind !== "redirect") throw new Error("redirect expected");
-      await route.fulfill({ status: 302, headers: { location: outcome.location } });
-    });
+    await playProvider(page, { deny: true });
     await page.goto(authorizeUrl());
     await page.click("button[data-provider=oidc]");
     await expect.poll(() => page.textContent("#status")).toMatch(/did not complete/);

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { App } from "../../app.ts";
 import { escapeHtml } from "../../security/html.ts";
-import { sendScriptPage } from "../../security/script-page.ts";
+import { sendScriptPage, SIGN_IN_FORM } from "../../security/script-page.ts";
 
 /**
  * The built-in verification page (RFC 8628 §3.3) on the pages' shell (security/script-page.ts):
@@ -72,13 +72,7 @@ const body = (signInHref: string) => `<h1>Connect a device</h1>
 <section id="sign-in" hidden>
 <h2 tabindex="-1">Sign in</h2>
 <p>You need to be signed in to connect a device. <a id="sign-in-link" href="${escapeHtml(signInHref)}">Sign in</a></p>
-<form id="sign-in-form">
-<label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
-<button class="primary" type="submit">Sign in</button>
-</form>
+${SIGN_IN_FORM}
 </section>
 <section id="enter-code" hidden>
 <h2 tabindex="-1">Enter the code</h2>

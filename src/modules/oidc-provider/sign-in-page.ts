@@ -1,6 +1,6 @@
 import type { App } from "../../app.ts";
 import { escapeHtml } from "../../security/html.ts";
-import type { ScriptPage } from "../../security/script-page.ts";
+import { SIGN_IN_FORM, type ScriptPage } from "../../security/script-page.ts";
 
 /**
  * The built-in sign-in page: email and password (then two-factor when the account has it), a
@@ -114,13 +114,7 @@ export function signInPage(app: App): ScriptPage {
   const body = `<h1 tabindex="-1">Sign in</h1>
 <p id="status" role="status" aria-live="polite"></p>
 <p id="intro" hidden>An application asks you to sign in.</p>
-<form id="sign-in-form">
-<label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username webauthn" required>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
-<button class="primary" type="submit">Sign in</button>
-</form>
+${SIGN_IN_FORM}
 ${otherWays(app)}
 <form id="two-factor-form" hidden>
 <label for="code">Two-factor code</label>
