@@ -204,6 +204,11 @@ export const routes: readonly Route[] = [
   // better-auth answers these two server-side only (its update is a PATCH): here HTTP routes under the `oauthClient` permission.
   { method: "POST", path: "/admin/oauth2/create-client", procedure: "admin.oauth2.createClient", input: "body" },
   { method: "POST", path: "/admin/oauth2/update-client", procedure: "admin.oauth2.updateClient", input: "body" },
+  // Ours (the console's clients page): any client, under the `oauthClient` permission.
+  { method: "GET", path: "/admin/oauth2/list-clients", procedure: "admin.oauth2.listClients", input: "query" },
+  { method: "POST", path: "/admin/oauth2/client/rotate-secret", procedure: "admin.oauth2.rotateSecret", input: "body" },
+  { method: "POST", path: "/admin/oauth2/delete-client", procedure: "admin.oauth2.deleteClient", input: "body" },
+  { method: "GET", path: "/admin/oauth2/get-client-consents", procedure: "admin.oauth2.getClientConsents", input: "query" },
   { method: "GET", path: "/oauth2/public-client", procedure: "oauth2.publicClient", input: "query" },
   { method: "GET", path: "/ok", procedure: "ok", input: "none" },
   { method: "GET", path: "/ready", procedure: "ready", input: "none" },

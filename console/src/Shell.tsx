@@ -8,6 +8,8 @@ import { useAction } from "./ui/hooks.ts";
 import { Link } from "./ui/Link.tsx";
 import { PageTitle } from "./ui/PageTitle.tsx";
 import { ProblemBox } from "./ui/ProblemBox.tsx";
+import { ClientDetail } from "./clients/ClientDetail.tsx";
+import { ClientList } from "./clients/ClientList.tsx";
 import { OrganizationDetail, OrganizationList } from "./organizations/Organizations.tsx";
 import { CreateUser } from "./users/CreateUser.tsx";
 import { UserDetail } from "./users/UserDetail.tsx";
@@ -52,6 +54,11 @@ export function Shell() {
                 <Link to="/organizations">Organizations</Link>
               </li>
             </Allowed>
+            <Allowed to="oauthClient:list">
+              <li>
+                <Link to="/clients">OAuth clients</Link>
+              </li>
+            </Allowed>
             <Allowed to="audit:list">
               <li>
                 <Link to="/audit">Audit log</Link>
@@ -88,6 +95,9 @@ function page(path: string, can: ReturnType<typeof useSession>["can"]) {
   if (path === "/organizations" || path === "/organizations/") return <OrganizationList />;
   const org = /^\/organizations\/([^/]+)$/.exec(path);
   if (org) return <OrganizationDetail key={org[1]} id={decodeURIComponent(org[1]!)} />;
+  if (path === "/clients" || path === "/clients/") return <ClientList />;
+  const client = /^\/clients\/([^/]+)$/.exec(path);
+  if (client) return <ClientDetail key={client[1]} id={decodeURIComponent(client[1]!)} />;
   return (
     <>
       <PageTitle>Page not found</PageTitle>

@@ -21,6 +21,9 @@ export type AuditQuery = NonNullable<RouterInputs["admin"]["listAuditEvents"]>;
 export type AdminOrganizationPage = RouterOutputs["admin"]["listOrganizations"];
 export type AdminOrganization = RouterOutputs["admin"]["getOrganization"];
 export type UserOrganization = RouterOutputs["admin"]["listUserOrganizations"][number];
+export type OAuthClient = RouterOutputs["admin"]["oauth2"]["listClients"]["clients"][number];
+export type OAuthClientInput = RouterInputs["admin"]["oauth2"]["createClient"];
+export type ClientConsent = RouterOutputs["admin"]["oauth2"]["getClientConsents"][number];
 
 /** A failure as the console shows it: the server's words and its code, never a bare "error". */
 export interface Problem {

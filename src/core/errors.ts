@@ -62,6 +62,8 @@ export const coreErrors = {
   YOU_ARE_NOT_ALLOWED_TO_VERIFY_API_KEYS: [403, "You are not allowed to verify API keys"],
   YOU_ARE_NOT_ALLOWED_TO_CREATE_OAUTH_CLIENTS: [403, "You are not allowed to create OAuth clients"],
   YOU_ARE_NOT_ALLOWED_TO_UPDATE_OAUTH_CLIENTS: [403, "You are not allowed to update OAuth clients"],
+  YOU_ARE_NOT_ALLOWED_TO_LIST_OAUTH_CLIENTS: [403, "You are not allowed to list OAuth clients"],
+  YOU_ARE_NOT_ALLOWED_TO_DELETE_OAUTH_CLIENTS: [403, "You are not allowed to delete OAuth clients"],
   // 404
   NOT_FOUND: [404, "Not found"],
   USER_NOT_FOUND: [404, "User not found"],

@@ -22,8 +22,8 @@ export const STATEMENTS = {
   session: ["list", "revoke", "delete"],
   audit: ["list"],
   apiKey: ["create", "list", "revoke", "verify"],
-  // The OpenID provider's clients (docs/oidc-provider.md "Clients"): /admin/oauth2/create-client, update-client.
-  oauthClient: ["create", "update"],
+  // The OpenID provider's clients (docs/oidc-provider.md "Clients"): /admin/oauth2/* (the console's clients page).
+  oauthClient: ["create", "list", "update", "delete"],
 } as const;
 
 export type Resource = keyof typeof STATEMENTS;
@@ -193,7 +193,12 @@ const DENIED: { [R in Resource]: Record<Action<R>, ErrorCode> } = {
     revoke: "YOU_ARE_NOT_ALLOWED_TO_REVOKE_API_KEYS",
     verify: "YOU_ARE_NOT_ALLOWED_TO_VERIFY_API_KEYS",
   },
-  oauthClient: { create: "YOU_ARE_NOT_ALLOWED_TO_CREATE_OAUTH_CLIENTS", update: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_OAUTH_CLIENTS" },
+  oauthClient: {
+    create: "YOU_ARE_NOT_ALLOWED_TO_CREATE_OAUTH_CLIENTS",
+    list: "YOU_ARE_NOT_ALLOWED_TO_LIST_OAUTH_CLIENTS",
+    update: "YOU_ARE_NOT_ALLOWED_TO_UPDATE_OAUTH_CLIENTS",
+    delete: "YOU_ARE_NOT_ALLOWED_TO_DELETE_OAUTH_CLIENTS",
+  },
 };
 
 /** Throws the 403 of the first action the user's roles do not grant. */

@@ -1,9 +1,10 @@
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../src/modules/oidc-provider/clients.ts";
 import { hasChromium, launchChromium } from "../harness/browser.ts";
+import { openPage as openPageIn, pageAuthorizeUrl, RP_REDIRECT } from "./oidc-page-helpers.ts";
 import { testDialect } from "../harness/database.ts";
 import { post, uniqueEmail } from "../harness/http.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
@@ -15,7 +16,7 @@ import { totpCode } from "../../src/modules/two-factor/totp.ts";
  * playwright-core): keyboard only, under their CSP (no violation), screenshots in
  * test-output/oidc/. The relying party's callback is intercepted: only its URL matters.
  */
-const REDIRECT = "https://rp.example.test/callback";
+const REDIRECT = RP_REDIRECT;
 const PASSWORD = "password123";
 const shotsDir = fileURLToPath(new URL(`../../test-output/oidc/${testDialect}/`, import.meta.url));
 
@@ -36,22 +37,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function openPage(): Promise<{ page: Page; problems: string[] }> {
-  const page = await (await browser.newContext()).newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (e) => problems.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
-  await page.route("https://rp.example.test/**", (route) => route.fulfill({ status: 200, contentType: "text/plain", body: "relying party" }));
-  return { page, problems };
-}
-
-function authorizeUrl() {
-  const params = new URLSearchParams({
-    response_type: "code", client_id: clientId, redirect_uri: REDIRECT, scope: "openid email", state: "xyz",
-    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256",
-  });
-  return `${server.auth}/oauth2/authorize?${params}`;
-}
+const openPage = () => openPageIn(browser);
+const authorizeUrl = () => pageAuthorizeUrl(server.auth, clientId);
 
 describe.skipIf(!hasChromium() && !process.env.CI)("the authorization pages (headless Chromium)", () => {
   it("sign in, allow with the keyboard, and land on the client with a code, state and iss", async () => {

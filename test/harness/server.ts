@@ -22,9 +22,11 @@ export interface TestServerOptions extends CreateOptions {
    * IP: `localhost` (resolves to the loopback the server listens on, and is a secure context).
    */
   publicHost?: string;
+  /** With ownOrigin: this port (picked by freePort) instead of a new one, when something must know the publicUrl first. */
+  port?: number;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
   const { port } = probe.address() as { port: number };
@@ -37,8 +39,8 @@ async function freePort(): Promise<number> {
  * Rate limits are off unless the test turns them on.
  */
 export async function startTestServer(config: PortcullisConfig = {}, options: TestServerOptions = {}): Promise<TestServer> {
-  const { ownOrigin, publicHost = "127.0.0.1", ...createOptions } = options;
-  const port = ownOrigin ? await freePort() : 0;
+  const { ownOrigin, publicHost = "127.0.0.1", port: chosenPort, ...createOptions } = options;
+  const port = ownOrigin ? (chosenPort ?? (await freePort())) : 0;
   const db = await createTestDatabase({ migrated: true });
   const clock = new FakeClock();
   const portcullis = await createPortcullis({

@@ -20,6 +20,10 @@ export const PERMISSIONS = [
   "audit:list",
   "apiKey:list",
   "apiKey:revoke",
+  "oauthClient:list",
+  "oauthClient:create",
+  "oauthClient:update",
+  "oauthClient:delete",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

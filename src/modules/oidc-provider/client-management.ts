@@ -113,7 +113,11 @@ export async function adminUpdateClient(app: App, em: EntityManager, input: { cl
 
 /** The client and everything issued to it go together. */
 export async function deleteOwnClient(em: EntityManager, userId: string, clientId: string) {
-  const client = await ownClient(em, userId, clientId);
+  return deleteClient(em, await ownClient(em, userId, clientId));
+}
+
+async function deleteClient(em: EntityManager, client: Client) {
+  const clientId = client.clientId;
   await inTransaction(em, async (tx) => {
     await tx.nativeDelete(OauthCode, { clientId });
     await tx.nativeDelete(OauthAccessToken, { clientId });
@@ -126,9 +130,22 @@ export async function deleteOwnClient(em: EntityManager, userId: string, clientI
 
 /** A new secret, answered once; the old one stops working at once. */
 export async function rotateOwnSecret(app: App, em: EntityManager, userId: string, clientId: string) {
-  const client = await ownClient(em, userId, clientId);
+  return rotateSecret(app, em, await ownClient(em, userId, clientId));
+}
+
+async function rotateSecret(app: App, em: EntityManager, client: Client) {
+  const clientId = client.clientId;
   if (client.isPublic) throw new OAuthError("INVALID_CLIENT_METADATA", "a public client has no secret", "invalid_client");
   const secret = randomToken(32);
   await em.nativeUpdate(OauthClient, { id: client.row.id }, { secretHash: sha256(secret), updatedAt: app.clock.now() });
   return clientAnswer((await findClient(em, clientId))!, secret);
 }
+
+/** The console's clients page (`oauthClient` permission): every client, newest first, and the admin-only flags. */
+export async function adminListClients(em: EntityManager, page: { limit: number; offset: number }) {
+  const [rows, total] = await em.findAndCount(OauthClient, {}, { orderBy: { createdAt: "desc", id: "asc" }, limit: page.limit, offset: page.offset, disableIdentityMap: true });
+  return { clients: rows.map((r) => clientAnswer(clientOf(r), null)), total };
+}
+
+export const adminDeleteClient = async (em: EntityManager, clientId: string) => deleteClient(em, await anyClient(em, clientId));
+export const adminRotateSecret = async (app: App, em: EntityManager, clientId: string) => rotateSecret(app, em, await anyClient(em, clientId));

@@ -52,3 +52,9 @@ export async function deleteConsent(app: App, em: EntityManager, actor: Actor & 
   });
   return null; // better-auth answers null
 }
+
+/** The console's view of one client (`oauthClient` list permission): who allowed it, what, and when. */
+export async function adminClientConsents(em: EntityManager, clientId: string) {
+  const rows = await em.find(OauthConsent, { clientId }, { populate: ["user"], orderBy: { createdAt: "desc" }, limit: 200, disableIdentityMap: true });
+  return rows.map((c) => ({ ...view(c), userEmail: c.user.getEntity().email }));
+}

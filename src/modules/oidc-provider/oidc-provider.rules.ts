@@ -10,13 +10,14 @@ export function endpointOf(config: ResolvedConfig, path: string): string {
   return `${issuerOf(config)}${path}`;
 }
 
-/** The public URL's path, for the built-in pages (`{publicUrl}/sign-in`, `{publicUrl}/consent`). */
+/** The public URL's path, for the built-in pages (`{publicUrl}/sign-in`, `/consent`, `/account`). */
 function publicPath(config: ResolvedConfig): string {
   return new URL(config.publicUrl).pathname.replace(/\/+$/, "");
 }
 
 export const signInPagePath = (config: ResolvedConfig) => `${publicPath(config)}/sign-in`;
 export const consentPagePath = (config: ResolvedConfig) => `${publicPath(config)}/consent`;
+export const accountPagePath = (config: ResolvedConfig) => `${publicPath(config)}/account`;
 
 export function loginPageUrl(config: ResolvedConfig): string {
   return config.oidcProvider.loginPage ?? new URL(signInPagePath(config), config.publicUrl).toString();

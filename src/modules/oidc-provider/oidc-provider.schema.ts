@@ -89,6 +89,7 @@ export const adminClientFields = clientFields.extend({
 export const clientIdInput = z.object({ client_id: z.string().min(1, "is required").max(64) });
 export const updateClientInput = clientIdInput.extend({ update: clientFields });
 export const adminUpdateClientInput = clientIdInput.extend({ update: adminClientFields });
+export const adminListClientsInput = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), offset: z.coerce.number().int().min(0).default(0) }).default({ limit: 50, offset: 0 });
 
 export const consentIdInput = z.object({ id: z.string().min(1, "is required").max(64) });
 export const updateConsentInput = consentIdInput.extend({ update: z.object({ scopes: z.array(z.string().max(128)).max(64) }) });

@@ -108,3 +108,35 @@ describe("admin clients", () => {
     expect(shown.status).toBe(400);
   });
 });
+
+describe("the console's client procedures", () => {
+  it("list every client, rotate any secret, show a client's consents, delete a client with its tokens; each under oauthClient", async () => {
+    for (const path of ["/admin/oauth2/list-clients", "/admin/oauth2/get-client-consents?client_id=x"]) {
+      expect((await call(path)).body.code, path).toBe("YOU_ARE_NOT_ALLOWED_TO_LIST_OAUTH_CLIENTS");
+    }
+    expect((await call("/admin/oauth2/delete-client", { client_id: "x" })).body.code).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_OAUTH_CLIENTS");
+    expect((await call("/admin/oauth2/client/rotate-secret", { client_id: "x" })).body.code).toBe("YOU_ARE_NOT_ALLOWED_TO_UPDATE_OAUTH_CLIENTS");
+
+    const admin = await bootstrapAdmin(server);
+    const mine = await call("/oauth2/create-client", { redirect_uris: [REDIRECT], client_name: "Someone's", grant_types: ["authorization_code", "refresh_token"] });
+    const listed = await call("/admin/oauth2/list-clients?limit=200", undefined, admin.token);
+    expect(listed.status).toBe(200);
+    expect(listed.body.clients.map((c: { client_id: string }) => c.client_id)).toContain(mine.body.client_id);
+    expect(listed.body.clients.every((c: Record<string, unknown>) => c.client_secret === undefined)).toBe(true);
+
+    const { browser, tokens } = await signInWith(mine.body.client_id, mine.body.client_secret);
+    const consents = await call(`/admin/oauth2/get-client-consents?client_id=${mine.body.client_id}`, undefined, admin.token);
+    expect(consents.body).toEqual([expect.objectContaining({ clientId: mine.body.client_id, userId: browser.userId, userEmail: browser.email, scopes: ["openid", "offline_access"] })]);
+
+    const rotated = await call("/admin/oauth2/client/rotate-secret", { client_id: mine.body.client_id }, admin.token);
+    expect(rotated.body.client_secret).toEqual(expect.any(String));
+    expect((await tokenRequest(server, { grant_type: "refresh_token", refresh_token: tokens.refresh_token }, { clientId: mine.body.client_id, clientSecret: mine.body.client_secret })).status).toBe(401);
+    const refreshed = await tokenRequest(server, { grant_type: "refresh_token", refresh_token: tokens.refresh_token }, { clientId: mine.body.client_id, clientSecret: rotated.body.client_secret });
+    expect(refreshed.status, refreshed.text).toBe(200);
+
+    expect((await call("/admin/oauth2/delete-client", { client_id: mine.body.client_id }, admin.token)).status).toBe(200);
+    expect((await userinfo(server, refreshed.body.access_token)).status).toBe(401);
+    expect((await call("/admin/oauth2/delete-client", { client_id: mine.body.client_id }, admin.token)).body.code).toBe("OAUTH_CLIENT_NOT_FOUND");
+    expect((await call("/admin/oauth2/list-clients?limit=0", undefined, admin.token)).status).toBe(400);
+  });
+});
