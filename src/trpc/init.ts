@@ -79,11 +79,19 @@ const settled = middleware(async ({ ctx, path, type, next }) => {
   return result;
 });
 
-/** A valid session, handed to the procedure as `ctx.auth`; else 401 UNAUTHORIZED. */
+/**
+ * A valid session, handed to the procedure as `ctx.auth`; else 401 UNAUTHORIZED.
+ * Set on the request's own context, not through tRPC's `next({ ctx })`: that copies the context
+ * into a new object, and the copy reads every getter, so `em` forked an EntityManager for every
+ * call with a session, used or not (most of a small procedure's cost, docs/performance.md).
+ * Given no `ctx`, tRPC hands the same object on; the cast only tells the chain's types what
+ * `auth` is. The value is the context's memoized session, the same on every call of it.
+ */
 const session = middleware(async ({ ctx, next }) => {
   const auth = await ctx.getSession();
   if (!auth) throw new AuthError("UNAUTHORIZED");
-  return next({ ctx: { auth } });
+  (ctx as Context & { auth: ResolvedSession }).auth = auth;
+  return next({ ctx: undefined as unknown as { auth: ResolvedSession } });
 });
 
 /** The session a middleware after `session` runs with (tRPC types the context by the chain, not by a standalone middleware). */
