@@ -64,6 +64,9 @@ export const OauthCode = defineEntity({
     nonce: p.text().nullable(),
     resource: p.text().nullable(),
     claims: p.text().nullable(),
+    // The approving session's RFC 8176 methods and the acr chosen for the request (ID token claims).
+    amr: p.text().nullable(),
+    acr: p.text().nullable(),
     authTime: p.datetime(),
     expiresAt: p.datetime().index("oauth_codes_expires_at_index"),
     usedAt: p.datetime().nullable(),
@@ -113,6 +116,9 @@ export const OauthRefreshToken = defineEntity({
     scopes: p.text(),
     resource: p.text().nullable(),
     authTime: p.datetime(),
+    // Kept from the code: ID tokens of a refresh repeat the original authentication (OIDC Core §12.2).
+    amr: p.text().nullable(),
+    acr: p.text().nullable(),
     expiresAt: p.datetime().index("oauth_refresh_tokens_expires_at_index"),
     usedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),

@@ -2,6 +2,7 @@ import type { App } from "../../app.ts";
 import type { ResolvedConfig } from "../../config/index.ts";
 import { endpointOf, issuerOf } from "./oidc-provider.rules.ts";
 import { supportedGrants } from "./grants.ts";
+import { ACR_VALUES_SUPPORTED } from "./acr.ts";
 
 /**
  * RFC 8414 authorization server metadata and OpenID Connect Discovery 1.0 §3: exactly what is
@@ -33,7 +34,8 @@ export function providerMetadata(app: App) {
     revocation_endpoint_auth_methods_supported: [...clientAuth, "none"],
     code_challenge_methods_supported: ["S256"],
     prompt_values_supported: ["none", "login", "consent"],
-    claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "sid", "name", "preferred_username", "picture", "updated_at", "email", "email_verified"],
+    claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "sid", "acr", "amr", "name", "preferred_username", "picture", "updated_at", "email", "email_verified"],
+    acr_values_supported: ACR_VALUES_SUPPORTED,
     claims_parameter_supported: true,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
