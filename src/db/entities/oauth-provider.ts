@@ -19,6 +19,8 @@ export const OauthClient = defineEntity({
     secretHash: p.string().length(64).nullable(),
     secretExpiresAt: p.datetime().nullable(),
     authMethod: p.string().length(32),
+    // RFC 7591 `jwks` (JSON): the public keys of a private_key_jwt client (OIDC Core §9).
+    jwks: p.text().nullable(),
     name: p.string().length(255).nullable(),
     uri: p.text().nullable(),
     logoUri: p.text().nullable(),
