@@ -117,8 +117,21 @@ export interface TokenGrant<A> {
   redeem(app: A, em: EntityManager, params: Record<string, string | undefined>, clientId: string): Promise<{ userId: string; scope: string | null }>;
 }
 
+/**
+ * A sign-in body's `oauth_query` (better-auth's oauth-provider wire, docs/oidc-provider.md
+ * "Pages"): an app's own sign-in page sends the signed authorize request along with the
+ * sign-in; `check` refuses a forged one before the sign-in runs, and once a session is handed
+ * over, `continue` answers the authorize request's next step instead of the sign-in's answer.
+ */
+export interface SignInContinuation<A> {
+  /** Throws when forged or expired; false when the family is off (the field is then ignored). */
+  check(app: A, query: string): boolean;
+  continue(app: A, em: EntityManager, sessionToken: string, query: string): Promise<unknown>;
+}
+
 export interface Family<A> {
   name: string;
+  signInContinuation?: SignInContinuation<A>;
   tokenGrants?: TokenGrant<A>[];
   holding?: Omit<Holding<A>, "family">;
   signInSteps?: SignInStep<A>[];
@@ -135,13 +148,18 @@ export interface Registry<A> {
   sessionHeaders: SessionHeaders<A>[];
   emailProofs: EmailProof<A>[];
   tokenGrants: TokenGrant<A>[];
+  signInContinuation: SignInContinuation<A> | null;
 }
 
 export function buildRegistry<A>(families: readonly Family<A>[]): Registry<A> {
-  const registry: Registry<A> = { holdings: [], signInSteps: [], emailLinks: [], sessionHeaders: [], emailProofs: [], tokenGrants: [] };
+  const registry: Registry<A> = { holdings: [], signInSteps: [], emailLinks: [], sessionHeaders: [], emailProofs: [], tokenGrants: [], signInContinuation: null };
   for (const f of families) {
     if (f.holding) registry.holdings.push({ family: f.name, ...f.holding });
     registry.signInSteps.push(...(f.signInSteps ?? []));
+    if (f.signInContinuation) {
+      if (registry.signInContinuation) throw new Error("two families continue sign-ins");
+      registry.signInContinuation = f.signInContinuation;
+    }
     if (f.sessionHeaders) registry.sessionHeaders.push(f.sessionHeaders);
     registry.emailProofs.push(...(f.emailProofs ?? []));
     for (const grant of f.tokenGrants ?? []) {

@@ -79,6 +79,23 @@ const settled = middleware(async ({ ctx, path, type, next }) => {
   return result;
 });
 
+/**
+ * A body's `oauth_query` (core/registry.ts SignInContinuation), once for every procedure: a forged
+ * one is refused before anything runs; a call that handed over a fresh session (a sign-in by any
+ * way in, or its second step) answers where the authorize request goes next.
+ */
+const continuation = middleware(async ({ ctx, getRawInput, next }) => {
+  const hook = ctx.app.registry.signInContinuation;
+  if (!hook) return next();
+  const raw = await getRawInput();
+  const query = raw !== null && typeof raw === "object" ? (raw as { oauth_query?: unknown }).oauth_query : undefined;
+  if (typeof query !== "string" || !hook.check(ctx.app, query)) return next();
+  const result = await next();
+  const token = ctx.effects.authToken;
+  if (!result.ok || !token) return result;
+  return { ...result, data: await hook.continue(ctx.app, ctx.em, token, query) };
+});
+
 /** A valid session, handed to the procedure as `ctx.auth`; else 401 UNAUTHORIZED. */
 const session = middleware(async ({ ctx, next }) => {
   const auth = await ctx.getSession();
@@ -188,7 +205,7 @@ function buildersOn(base: typeof t.procedure) {
   };
 }
 
-const service = buildersOn(t.procedure.use(settled));
+const service = buildersOn(t.procedure.use(settled).use(continuation));
 
 export const publicProcedure = service.public;
 export const authedProcedure = service.authed;
@@ -203,5 +220,5 @@ export const withPermission = service.withPermission;
  * the same builders behind the family's switch (`name` shows in procedure meta and the docs).
  */
 export function moduleProcedures(name: string, isOn: (config: ResolvedConfig) => boolean) {
-  return buildersOn(t.procedure.meta({ access: "public", feature: name }).use(featureSwitch(isOn)).use(settled));
+  return buildersOn(t.procedure.meta({ access: "public", feature: name }).use(featureSwitch(isOn)).use(settled).use(continuation));
 }
