@@ -80,9 +80,10 @@ const settled = middleware(async ({ ctx, path, type, next }) => {
 });
 
 /**
- * A body's `oauth_query` (core/registry.ts SignInContinuation), once for every procedure: a forged
- * one is refused before anything runs; a call that handed over a fresh session (a sign-in by any
- * way in, or its second step) answers where the authorize request goes next.
+ * A body's `oauth_query` (core/registry.ts SignInContinuation), in every builder after its access
+ * checks (so /oauth2/consent without a session is still 401): a forged one is refused before the
+ * procedure runs; a call that handed over a fresh session (a sign-in by any way in, or its second
+ * step) answers where the authorize request goes next.
  */
 const continuation = middleware(async ({ ctx, getRawInput, next }) => {
   const hook = ctx.app.registry.signInContinuation;
@@ -180,13 +181,13 @@ function buildersOn(base: typeof t.procedure) {
   const lastingAccess = authed.meta({ access: "lasting" }).use(lasting);
   const withStepUp = lastingAccess.meta({ access: "step-up" }).use(stepUp);
   return {
-    public: base.meta({ access: "public" }).use(callbacks),
-    signIn: base.meta({ access: "sign-in" }).use(noBorrowedSession).use(callbacks),
-    authed: authed.use(callbacks),
-    account: account.use(callbacks),
-    lastingAccess: lastingAccess.use(callbacks),
-    stepUp: withStepUp.use(callbacks),
-    fresh: withStepUp.meta({ access: "fresh" }).use(fresh).use(callbacks),
+    public: base.meta({ access: "public" }).use(callbacks).use(continuation),
+    signIn: base.meta({ access: "sign-in" }).use(noBorrowedSession).use(callbacks).use(continuation),
+    authed: authed.use(callbacks).use(continuation),
+    account: account.use(callbacks).use(continuation),
+    lastingAccess: lastingAccess.use(callbacks).use(continuation),
+    stepUp: withStepUp.use(callbacks).use(continuation),
+    fresh: withStepUp.meta({ access: "fresh" }).use(fresh).use(callbacks).use(continuation),
     /**
      * `lasting`: the permission's holder must also hold lasting access (a credential reset of
      * someone else); `account`: not as an API key's principal (impersonation, API keys for others).
@@ -200,12 +201,12 @@ function buildersOn(base: typeof t.procedure) {
       };
       const permitted = authed.meta(meta).use(permission(resource, actions));
       // The permission first (403 with better-auth's code to whoever lacks it), then the holder's own session.
-      return (opts.lasting ? permitted.use(lasting) : opts.account ? permitted.use(notByKey) : permitted).use(callbacks);
+      return (opts.lasting ? permitted.use(lasting) : opts.account ? permitted.use(notByKey) : permitted).use(callbacks).use(continuation);
     },
   };
 }
 
-const service = buildersOn(t.procedure.use(settled).use(continuation));
+const service = buildersOn(t.procedure.use(settled));
 
 export const publicProcedure = service.public;
 export const authedProcedure = service.authed;
@@ -220,5 +221,5 @@ export const withPermission = service.withPermission;
  * the same builders behind the family's switch (`name` shows in procedure meta and the docs).
  */
 export function moduleProcedures(name: string, isOn: (config: ResolvedConfig) => boolean) {
-  return buildersOn(t.procedure.meta({ access: "public", feature: name }).use(featureSwitch(isOn)).use(settled).use(continuation));
+  return buildersOn(t.procedure.meta({ access: "public", feature: name }).use(featureSwitch(isOn)).use(settled));
 }
