@@ -6,7 +6,11 @@
  *   get-session by API key         vs get-session by Bearer (the same user): the key lookup and cache
  *   GET /token                     same baseline: a session check and an EdDSA-signed JWT
  *   GET /oauth2/userinfo           vs get-session (an access token's lookup, its user, the claims)
- *   POST /oauth2/token             vs bare node:http: client credentials (client auth, a token row written)
+ *   POST /oauth2/token             vs bare node:http: client credentials (client auth, a token row written);
+ *                                     authorization_code (a code spent, PKCE, access + refresh token rows,
+ *                                     an EdDSA ID token) and refresh_token (rotation: the old one spent, a new
+ *                                     pair and ID token), each request with the next code or refresh token
+ *                                     of a pool the server child minted (BENCH_OAUTH_POOL, single-use)
  *   organization/has-permission    vs get-session measured right before it: a session check, one
  *                                     indexed membership lookup and the permission checker
  *   sign-in/email                  vs raw argon2id verifies/s (same parameters, verifies in flight =
@@ -103,7 +107,7 @@ interface ServerInfo {
   seedMs: number;
   cookieName: string;
   sessionCacheTtlMs: number | null;
-  oauth: { accessToken: string; basic: string };
+  oauth: { accessToken: string; basic: string; pool: { prefix: string; size: number; verifier: string; redirectUri: string } };
 }
 
 async function startPortcullis(label: string, env: Record<string, string>, profile = false): Promise<{ child: Child; info: ServerInfo }> {
@@ -112,6 +116,24 @@ async function startPortcullis(label: string, env: Record<string, string>, profi
   const info = child.info as unknown as ServerInfo;
   process.stderr.write(` ${info.url} (seeded in ${info.seedMs} ms, cache TTL ${info.sessionCacheTtlMs} ms)\n`);
   return { child, info };
+}
+
+/** Token requests that each spend the next single-use code ("c") or refresh token ("r") of the server's pool; one past its end fails loudly. */
+const poolNext: Record<string, number> = { c: 0, r: 0 };
+function pooled(auth: string, headers: Record<string, string>, info: ServerInfo, kind: "c" | "r", body: (value: string) => string) {
+  const { prefix, size } = info.oauth.pool;
+  const path = new URL(`${auth}/oauth2/token`).pathname;
+  return {
+    url: `${auth}/oauth2/token`,
+    requests: [{
+      method: "POST", path, headers,
+      setupRequest: (req: object) => {
+        const i = poolNext[kind]!++;
+        if (i >= size) throw new Error(`the ${kind === "c" ? "code" : "refresh token"} pool (${size}) ran out: raise BENCH_OAUTH_POOL`);
+        return { ...req, body: body(`${prefix}-${kind}${i}`) };
+      },
+    }],
+  };
 }
 
 async function main() {
@@ -127,7 +149,9 @@ async function main() {
   const children: Child[] = [];
   try {
     const cacheEnv: Record<string, string> = process.env.BENCH_SESSION_CACHE_TTL_MS ? { BENCH_SESSION_CACHE_TTL_MS: process.env.BENCH_SESSION_CACHE_TTL_MS } : {};
-    const { child: server, info } = await startPortcullis("SQLite", cacheEnv, PROFILE);
+    // Enough single-use codes and refresh tokens for the warm-up and measurement of each round, at 4000 req/s.
+    const oauthPool = num("BENCH_OAUTH_POOL", 4000 * (DURATION + WARMUP + 1) * ROUNDS);
+    const { child: server, info } = await startPortcullis("SQLite", { ...cacheEnv, BENCH_OAUTH_POOL: String(oauthPool) }, PROFILE);
     children.push(server);
     const { child: uncached, info: uncachedInfo } = await startPortcullis("SQLite, session cache off", { BENCH_SESSION_CACHE_TTL_MS: "0" });
     children.push(uncached);
@@ -175,7 +199,7 @@ async function main() {
     await warmUp("sign-in", signInOpts, JIT_WARMUP);
     await warmUp("sign-up", signUpOpts, JIT_WARMUP);
 
-    const names = ["bare", "getSession", "getSessionApiKey", "getSessionCookie", "bareAgain", "getSessionUncached", "token", "userinfo", "oauthToken", "getSessionBeforePermission", "hasPermission", "argon2Verify", "signIn", "argon2Hash", "signUp"] as const;
+    const names = ["bare", "getSession", "getSessionApiKey", "getSessionCookie", "bareAgain", "getSessionUncached", "token", "userinfo", "oauthToken", "oauthCode", "oauthRefresh", "getSessionBeforePermission", "hasPermission", "argon2Verify", "signIn", "argon2Hash", "signUp"] as const;
     const rounds = Object.fromEntries(names.map((n) => [n, [] as Measurement[]])) as Record<(typeof names)[number], Measurement[]>;
     const argonMeta: { concurrency?: number; options?: Record<string, number> } = {};
     for (let round = 1; round <= ROUNDS; round++) {
@@ -193,6 +217,9 @@ async function main() {
       rounds.userinfo.push(await measure("GET /oauth2/userinfo", server, { url: `${auth}/oauth2/userinfo`, headers: { authorization: `Bearer ${info.oauth.accessToken}` } }));
       const form = { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${info.oauth.basic}` };
       rounds.oauthToken.push(await measure("POST /oauth2/token (client credentials)", server, { url: `${auth}/oauth2/token`, method: "POST", headers: form, body: "grant_type=client_credentials" }));
+      rounds.oauthCode.push(await measure("POST /oauth2/token (authorization_code)", server, pooled(auth, form, info, "c", (code) =>
+        `grant_type=authorization_code&code=${code}&code_verifier=${info.oauth.pool.verifier}&redirect_uri=${encodeURIComponent(info.oauth.pool.redirectUri)}`)));
+      rounds.oauthRefresh.push(await measure("POST /oauth2/token (refresh_token)", server, pooled(auth, form, info, "r", (token) => `grant_type=refresh_token&refresh_token=${token}`)));
       rounds.getSessionBeforePermission.push(await measure("GET get-session (Bearer)", server, { url: `${auth}/get-session`, headers: bearer }));
       rounds.hasPermission.push(await measure("POST organization/has-permission", server, hasPermissionOpts));
       const verify = await measureArgon2("verify");
@@ -224,6 +251,8 @@ async function main() {
       measuredRow("GET /token (a signed JWT)", m.token, "req/s", "bare http", ratio(rounds.token, rounds.bareAgain), TARGETS.token, m.bareAgain),
       measuredRow("GET /oauth2/userinfo", m.userinfo, "req/s", "get-session", ratio(rounds.userinfo, rounds.getSession), null, m.getSession),
       measuredRow("POST /oauth2/token (client credentials)", m.oauthToken, "req/s", "bare http", ratio(rounds.oauthToken, rounds.bareAgain), null, m.bareAgain),
+      measuredRow("POST /oauth2/token (authorization_code)", m.oauthCode, "req/s", "bare http", ratio(rounds.oauthCode, rounds.bareAgain), null, m.bareAgain),
+      measuredRow("POST /oauth2/token (refresh_token)", m.oauthRefresh, "req/s", "bare http", ratio(rounds.oauthRefresh, rounds.bareAgain), null, m.bareAgain),
       measuredRow("POST /organization/has-permission", m.hasPermission, "req/s", "get-session", ratio(rounds.hasPermission, rounds.getSessionBeforePermission), TARGETS.hasPermission, m.getSessionBeforePermission),
       measuredRow(`argon2id verify (x${argonMeta.concurrency})`, m.argon2Verify, "ops/s"),
       measuredRow("POST /sign-in/email", m.signIn, "req/s", "argon2 verify", ratio(rounds.signIn, rounds.argon2Verify), TARGETS.signIn, m.argon2Verify),

@@ -6,14 +6,14 @@
  * BENCH_SESSION_CACHE_TTL_MS overrides the session cache TTL (0 turns the cache off).
  * Prints one JSON line on stdout: { ready, url, token, apiKey (the same user's), signIn: { email, password }, ... }.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPortcullis } from "../src/index.ts";
 import { hashPassword } from "../src/crypto/password.ts";
 import { randomToken, sha256 } from "../src/crypto/tokens.ts";
-import { Account, OauthAccessToken, Session, User } from "../src/db/entities/index.ts";
+import { Account, OauthAccessToken, OauthCode, OauthRefreshToken, Session, User } from "../src/db/entities/index.ts";
 import { createClient } from "../src/modules/oidc-provider/clients.ts";
 import { reportReady, serveProbe } from "./probe.ts";
 
@@ -82,13 +82,37 @@ const apiKey = (await portcullis.createApiKey({ userId: middleSession.user.id, n
 // The OpenID provider's rows: a confidential client (client credentials at the token endpoint) and
 // an access token with `openid email profile` of a seeded user (userinfo), not bound to a session.
 const oauthEm = portcullis.app.orm.em.fork();
-const rp = await createClient(portcullis.app, oauthEm, { name: "bench", redirectUris: ["https://rp.example.test/cb"], grantTypes: ["authorization_code", "client_credentials"], authMethod: "client_secret_basic" });
+const rp = await createClient(portcullis.app, oauthEm, { name: "bench", redirectUris: ["https://rp.example.test/cb"], grantTypes: ["authorization_code", "refresh_token", "client_credentials"], authMethod: "client_secret_basic" });
 const oauthUser = await oauthEm.findOneOrFail(User, { email: SIGN_IN_EMAIL });
 const oauthAccessToken = randomToken();
 await oauthEm.insert(OauthAccessToken, {
   id: randomUUID(), tokenHash: sha256(oauthAccessToken), clientId: rp.client.clientId, user: oauthUser.id as never, sessionId: null, grantId: null,
   scopes: "openid email profile", resource: null, expiresAt: new Date(Date.now() + 24 * 3600 * 1000), revokedAt: null, createdAt: new Date(),
 });
+
+// Codes and refresh tokens are single-use: pools, as the authorize flow and a code exchange would
+// leave them (`openid offline_access` of a seeded session, PKCE S256 of one verifier), each the
+// `pool.prefix` and its index, so that bench/run.ts names the next one without a list crossing
+// the pipe. Valid an hour: a measurement comes minutes after the seeding.
+const oauthPool = Number(process.env.BENCH_OAUTH_POOL ?? 0);
+const poolPrefix = randomToken(16);
+const PKCE_VERIFIER = "bench-pkce-verifier-0123456789-abcdefghijklmnopqrstuvwxyz";
+if (oauthPool > 0) {
+  const now = new Date();
+  const later = new Date(now.getTime() + 3600 * 1000);
+  const challenge = createHash("sha256").update(PKCE_VERIFIER).digest("base64url");
+  const common = { clientId: rp.client.clientId, user: middleSession.user.id as never, scopes: "openid offline_access", resource: null, authTime: now, amr: "pwd", acr: null, expiresAt: later, usedAt: null, createdAt: now };
+  for (let start = 0; start < oauthPool; start += 1000) {
+    const codes = [];
+    const refreshTokens = [];
+    for (let i = start; i < Math.min(start + 1000, oauthPool); i++) {
+      codes.push({ ...common, id: randomUUID(), codeHash: sha256(`${poolPrefix}-c${i}`), sessionId: middleSession.id, redirectUri: "https://rp.example.test/cb", codeChallenge: challenge, nonce: null, claims: null });
+      refreshTokens.push({ ...common, id: randomUUID(), tokenHash: sha256(`${poolPrefix}-r${i}`), sessionId: middleSession.id, grantId: randomUUID(), revokedAt: null });
+    }
+    await oauthEm.insertMany(OauthCode, codes as never[]);
+    await oauthEm.insertMany(OauthRefreshToken, refreshTokens as never[]);
+  }
+}
 
 const url = await portcullis.listen(Number(process.env.BENCH_PORT ?? 0), "127.0.0.1");
 serveProbe(async () => {
@@ -104,7 +128,7 @@ reportReady({
   token: tokens[middle],
   apiKey,
   signIn: { email: SIGN_IN_EMAIL, password: SIGN_IN_PASSWORD },
-  oauth: { accessToken: oauthAccessToken, basic: Buffer.from(`${rp.client.clientId}:${rp.secret}`).toString("base64") },
+  oauth: { accessToken: oauthAccessToken, basic: Buffer.from(`${rp.client.clientId}:${rp.secret}`).toString("base64"), pool: { prefix: poolPrefix, size: oauthPool, verifier: PKCE_VERIFIER, redirectUri: "https://rp.example.test/cb" } },
   publicUrl: portcullis.app.config.publicUrl,
   cookieName: portcullis.app.cookieName,
   threadPoolSize: Number(process.env.UV_THREADPOOL_SIZE) || 4,

@@ -9,7 +9,7 @@ import { recordAudit, type AuditAction } from "./audit.ts";
 import { addressProven } from "./holdings.ts";
 import { secondStep, type SignedIn } from "./sign-in-gate.ts";
 import { userChanged } from "./session/revoke.ts";
-import { bannedUser, isBanActive, issueSession, type RequestInfo } from "./session/sessions.ts";
+import { type AuthMethod, bannedUser, isBanActive, issueSession, type RequestInfo } from "./session/sessions.ts";
 import { newUserRow, userRow } from "./session/view.ts";
 
 /**
@@ -18,6 +18,12 @@ import { newUserRow, userRow } from "./session/view.ts";
  * up, finds or creates the user, applies the takeover rule, passes the sign-in gate and issues
  * the session, so a refusal (a ban, sign-up off) leaves the proof usable and nothing half-written.
  */
+
+/**
+ * A mailed code or link is a one-time secret sent to the address: RFC 8176 `otp` (the registry
+ * has no value for email; docs/oidc-provider.md "acr and amr").
+ */
+const ADDRESS_PROOF: readonly AuthMethod[] = ["otp"];
 
 /** What a proof says: the address it was mailed to, and what a first sign-in creates the account with. */
 export interface ProvenAddress {
@@ -63,7 +69,7 @@ async function resolve(
     const fields = { email: proven.email, emailVerified: true, name: proven.name ?? "", image: proven.image ?? null, username: null, displayUsername: null, role: app.config.admin.defaultRole };
     const user = newUserRow(fields, now);
     await tx.insert(User, user);
-    const issued = await issueSession(app, tx, req, { userId: user.id });
+    const issued = await issueSession(app, tx, req, { userId: user.id, amr: ADDRESS_PROOF });
     await recordAudit(tx, app.clock, { ...actor, userId: user.id }, { action: opts.audit, targetType: "user", targetId: user.id, metadata: { newUser: true } });
     return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, session: issued.session, user, isNewUser: true, secondStep: { kind: "none", trustToken: null } };
   }
@@ -82,7 +88,7 @@ async function resolve(
   const metadata = { newUser: false, unprovenAccessRemoved: tookOver, ...(step.kind === "pending" ? { secondStep: "pending" } : {}) };
   await recordAudit(tx, app.clock, { ...actor, userId: user.id }, { action: opts.audit, targetType: "user", targetId: user.id, metadata });
   if (step.kind === "pending") return { token: null, cookieMaxAgeSec: null, session: null, user, isNewUser: false, secondStep: step };
-  const issued = await issueSession(app, tx, req, { userId: user.id });
+  const issued = await issueSession(app, tx, req, { userId: user.id, amr: ADDRESS_PROOF });
   return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, session: issued.session, user, isNewUser: false, secondStep: step };
 }
 

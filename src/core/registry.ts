@@ -118,6 +118,18 @@ export interface TokenGrant<A> {
 }
 
 /**
+ * A sign-in body's `oauth_query` (better-auth's oauth-provider wire, docs/oidc-provider.md
+ * "Pages"): an app's own sign-in page sends the signed authorize request along with the
+ * sign-in; `check` refuses a forged one before the sign-in runs, and once a session is handed
+ * over, `continue` answers the authorize request's next step instead of the sign-in's answer.
+ */
+export interface SignInContinuation<A> {
+  /** Throws when forged or expired; false when the family is off (the field is then ignored). */
+  check(app: A, query: string): boolean;
+  continue(app: A, em: EntityManager, sessionToken: string, query: string): Promise<unknown>;
+}
+
+/**
  * The signing keys a family signs with (core/signing-keys.ts): an algorithm and the longest
  * lifetime of what it signs with it, so the JWKS makes that algorithm's key before the first token
  * and keeps a retired key published until the last of those has expired. The configuration's
@@ -128,6 +140,7 @@ export type KeyUses<A> = (app: A) => { alg: "EdDSA" | "ES256" | "RS256"; lifetim
 export interface Family<A> {
   name: string;
   keyUses?: KeyUses<A>;
+  signInContinuation?: SignInContinuation<A>;
   tokenGrants?: TokenGrant<A>[];
   holding?: Omit<Holding<A>, "family">;
   signInSteps?: SignInStep<A>[];
@@ -145,13 +158,18 @@ export interface Registry<A> {
   emailProofs: EmailProof<A>[];
   tokenGrants: TokenGrant<A>[];
   keyUses: KeyUses<A>[];
+  signInContinuation: SignInContinuation<A> | null;
 }
 
 export function buildRegistry<A>(families: readonly Family<A>[]): Registry<A> {
-  const registry: Registry<A> = { holdings: [], signInSteps: [], emailLinks: [], sessionHeaders: [], emailProofs: [], tokenGrants: [], keyUses: [] };
+  const registry: Registry<A> = { holdings: [], signInSteps: [], emailLinks: [], sessionHeaders: [], emailProofs: [], tokenGrants: [], keyUses: [], signInContinuation: null };
   for (const f of families) {
     if (f.holding) registry.holdings.push({ family: f.name, ...f.holding });
     registry.signInSteps.push(...(f.signInSteps ?? []));
+    if (f.signInContinuation) {
+      if (registry.signInContinuation) throw new Error("two families continue sign-ins");
+      registry.signInContinuation = f.signInContinuation;
+    }
     if (f.sessionHeaders) registry.sessionHeaders.push(f.sessionHeaders);
     if (f.keyUses) registry.keyUses.push(f.keyUses);
     registry.emailProofs.push(...(f.emailProofs ?? []));

@@ -80,6 +80,24 @@ const settled = middleware(async ({ ctx, path, type, next }) => {
 });
 
 /**
+ * A body's `oauth_query` (core/registry.ts SignInContinuation), in every builder after its access
+ * checks (so /oauth2/consent without a session is still 401): a forged one is refused before the
+ * procedure runs; a call that handed over a fresh session (a sign-in by any way in, or its second
+ * step) answers where the authorize request goes next.
+ */
+const continuation = middleware(async ({ ctx, getRawInput, next }) => {
+  const hook = ctx.app.registry.signInContinuation;
+  if (!hook) return next();
+  const raw = await getRawInput();
+  const query = raw !== null && typeof raw === "object" ? (raw as { oauth_query?: unknown }).oauth_query : undefined;
+  if (typeof query !== "string" || !hook.check(ctx.app, query)) return next();
+  const result = await next();
+  const token = ctx.effects.authToken;
+  if (!result.ok || !token) return result;
+  return { ...result, data: await hook.continue(ctx.app, ctx.em, token, query) };
+});
+
+/**
  * A valid session, handed to the procedure as `ctx.auth`; else 401 UNAUTHORIZED.
  * Set on the request's own context, not through tRPC's `next({ ctx })`: that copies the context
  * into a new object, and the copy reads every getter, so `em` forked an EntityManager for every
@@ -171,13 +189,13 @@ function buildersOn(base: typeof t.procedure) {
   const lastingAccess = authed.meta({ access: "lasting" }).use(lasting);
   const withStepUp = lastingAccess.meta({ access: "step-up" }).use(stepUp);
   return {
-    public: base.meta({ access: "public" }).use(callbacks),
-    signIn: base.meta({ access: "sign-in" }).use(noBorrowedSession).use(callbacks),
-    authed: authed.use(callbacks),
-    account: account.use(callbacks),
-    lastingAccess: lastingAccess.use(callbacks),
-    stepUp: withStepUp.use(callbacks),
-    fresh: withStepUp.meta({ access: "fresh" }).use(fresh).use(callbacks),
+    public: base.meta({ access: "public" }).use(callbacks).use(continuation),
+    signIn: base.meta({ access: "sign-in" }).use(noBorrowedSession).use(callbacks).use(continuation),
+    authed: authed.use(callbacks).use(continuation),
+    account: account.use(callbacks).use(continuation),
+    lastingAccess: lastingAccess.use(callbacks).use(continuation),
+    stepUp: withStepUp.use(callbacks).use(continuation),
+    fresh: withStepUp.meta({ access: "fresh" }).use(fresh).use(callbacks).use(continuation),
     /**
      * `lasting`: the permission's holder must also hold lasting access (a credential reset of
      * someone else); `account`: not as an API key's principal (impersonation, API keys for others).
@@ -191,7 +209,7 @@ function buildersOn(base: typeof t.procedure) {
       };
       const permitted = authed.meta(meta).use(permission(resource, actions));
       // The permission first (403 with better-auth's code to whoever lacks it), then the holder's own session.
-      return (opts.lasting ? permitted.use(lasting) : opts.account ? permitted.use(notByKey) : permitted).use(callbacks);
+      return (opts.lasting ? permitted.use(lasting) : opts.account ? permitted.use(notByKey) : permitted).use(callbacks).use(continuation);
     },
   };
 }

@@ -32,7 +32,15 @@ export interface IssueOptions {
   rememberMe?: boolean;
   impersonatedBy?: string | null;
   expiresInSec?: number;
+  /**
+   * How the user was authenticated, as RFC 8176 `amr` values (docs/oidc-provider.md "acr and
+   * amr"): `[]` when none applies (a social sign-in); absent when unknown (nothing is guessed).
+   */
+  amr?: readonly AuthMethod[];
 }
+
+/** The RFC 8176 values a session records: password, a one-time code or link, a passkey, two factors. */
+export type AuthMethod = "pwd" | "otp" | "hwk" | "mfa";
 
 export interface NewSession extends IssuedSession {
   /** SHA-256 of the token: the only form of it the database keeps. */
@@ -69,7 +77,7 @@ export function newSession(app: App, req: RequestInfo, opts: IssueOptions): NewS
 export async function issueSession(app: App, em: EntityManager, req: RequestInfo, opts: IssueOptions): Promise<IssuedSession> {
   const { tokenHash, ...issued } = newSession(app, req, opts);
   const { userId, ...columns } = issued.session;
-  await em.insert(Session, { ...columns, user: userId, tokenHash });
+  await em.insert(Session, { ...columns, user: userId, tokenHash, amr: opts.amr ? opts.amr.join(" ") : null });
   return issued;
 }
 

@@ -19,6 +19,8 @@ export const OauthClient = defineEntity({
     secretHash: p.string().length(64).nullable(),
     secretExpiresAt: p.datetime().nullable(),
     authMethod: p.string().length(32),
+    // RFC 7591 `jwks` (JSON): the public keys of a private_key_jwt client (OIDC Core §9).
+    jwks: p.text().nullable(),
     name: p.string().length(255).nullable(),
     uri: p.text().nullable(),
     logoUri: p.text().nullable(),
@@ -64,6 +66,9 @@ export const OauthCode = defineEntity({
     nonce: p.text().nullable(),
     resource: p.text().nullable(),
     claims: p.text().nullable(),
+    // The approving session's RFC 8176 methods and the acr chosen for the request (ID token claims).
+    amr: p.text().nullable(),
+    acr: p.text().nullable(),
     authTime: p.datetime(),
     expiresAt: p.datetime().index("oauth_codes_expires_at_index"),
     usedAt: p.datetime().nullable(),
@@ -113,6 +118,9 @@ export const OauthRefreshToken = defineEntity({
     scopes: p.text(),
     resource: p.text().nullable(),
     authTime: p.datetime(),
+    // Kept from the code: ID tokens of a refresh repeat the original authentication (OIDC Core §12.2).
+    amr: p.text().nullable(),
+    acr: p.text().nullable(),
     expiresAt: p.datetime().index("oauth_refresh_tokens_expires_at_index"),
     usedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),

@@ -18,6 +18,10 @@ export const Session = defineEntity({
     // The organization and team the session works in (docs/organizations.md); no foreign key: cleared by the family with the cache eviction.
     activeOrganizationId: p.uuid().nullable().index("sessions_active_organization_id_index"),
     activeTeamId: p.uuid().nullable(),
+    // How it was authenticated: RFC 8176 `amr` values, space-separated ("" when none applies, as for
+    // a social sign-in); null when not recorded (sessions older than the column). Never read on the
+    // session check: only the OpenID provider's authorization step reads it (docs/oidc-provider.md).
+    amr: p.text().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   }),

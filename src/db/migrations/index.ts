@@ -27,6 +27,10 @@ import { Migration20261206000000_oidc_provider as SqliteOidcProvider } from "./s
 import { Migration20261206000000_oidc_provider as PostgresOidcProvider } from "./postgresql/Migration20261206000000_oidc_provider.ts";
 import { Migration20261205000000_organizations as SqliteOrganizations } from "./sqlite/Migration20261205000000_organizations.ts";
 import { Migration20261205000000_organizations as PostgresOrganizations } from "./postgresql/Migration20261205000000_organizations.ts";
+import { Migration20261209100000_auth_methods as SqliteAuthMethods } from "./sqlite/Migration20261209100000_auth_methods.ts";
+import { Migration20261209100000_auth_methods as PostgresAuthMethods } from "./postgresql/Migration20261209100000_auth_methods.ts";
+import { Migration20261209110000_client_jwks as SqliteClientJwks } from "./sqlite/Migration20261209110000_client_jwks.ts";
+import { Migration20261209110000_client_jwks as PostgresClientJwks } from "./postgresql/Migration20261209110000_client_jwks.ts";
 
 // Listed explicitly (no file globbing): works the same under tsx, vitest and a bundle.
 // SQLite and PostgreSQL keep separate folders because their SQL differs (STACK.md trap 4).
@@ -45,6 +49,8 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261207000000_audit_action_created_at", class: SqliteAuditActionCreatedAt },
   { name: "Migration20261206000000_oidc_provider", class: SqliteOidcProvider },
   { name: "Migration20261205000000_organizations", class: SqliteOrganizations },
+  { name: "Migration20261209100000_auth_methods", class: SqliteAuthMethods },
+  { name: "Migration20261209110000_client_jwks", class: SqliteClientJwks },
 ];
 export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: PostgresInitial },
@@ -61,4 +67,6 @@ export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261207000000_audit_action_created_at", class: PostgresAuditActionCreatedAt },
   { name: "Migration20261206000000_oidc_provider", class: PostgresOidcProvider },
   { name: "Migration20261205000000_organizations", class: PostgresOrganizations },
+  { name: "Migration20261209100000_auth_methods", class: PostgresAuthMethods },
+  { name: "Migration20261209110000_client_jwks", class: PostgresClientJwks },
 ];

@@ -4,11 +4,11 @@ import { ACCESS_TOKEN_LOOKUP, CLIENT_ACCESS_TOKEN_INSERT, mapAccessTokenRow } fr
 import { type AccessTokenWithUser, credentialSql, KEY_LOOKUP, mapCredential, mapKeyRow, mapRow, SESSION_COLUMNS, type KeyWithUser, type NewSessionRow, type SessionStore, type SessionWithUser, type SignInInsert } from "./types.ts";
 
 /**
- * Password sign-in's insert: the session row, for a user not banned at `$10`, whose row is read
+ * Password sign-in's insert: the session row (RFC 8176 `pwd`), for a user not banned at `$10`, whose row is read
  * FOR SHARE (a concurrent ban or removal holds it FOR UPDATE: this waits, then sees its outcome).
  */
-const SIGN_IN_INSERT = `INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at)
-  SELECT $1::uuid, $2::varchar, u.id, $3::timestamptz, $4::boolean, $5::varchar, $6::text, NULL, $7::timestamptz, $8::timestamptz FROM users u
+const SIGN_IN_INSERT = `INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at, amr)
+  SELECT $1::uuid, $2::varchar, u.id, $3::timestamptz, $4::boolean, $5::varchar, $6::text, NULL, $7::timestamptz, $8::timestamptz, 'pwd' FROM users u
   WHERE u.id = $9 AND NOT (u.banned AND (u.ban_expires IS NULL OR u.ban_expires > $10))
   FOR SHARE OF u`;
 
@@ -20,8 +20,8 @@ const SIGN_UP_ACCOUNT = `INSERT INTO accounts (id, user_id, provider_id, account
   SELECT $15::uuid, u.id, 'credential', u.id::text, $16::text, $13::timestamptz, $14::timestamptz FROM u`;
 /** Sign-up in one statement: the user, its credential account, and (without verification first) its session. */
 const SIGN_UP = `${SIGN_UP_USER_CTE}, a AS (${SIGN_UP_ACCOUNT})
-  INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at)
-  SELECT $17::uuid, $18::varchar, u.id, $19::timestamptz, $20::boolean, $21::varchar, $22::text, NULL, $23::timestamptz, $24::timestamptz FROM u`;
+  INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at, amr)
+  SELECT $17::uuid, $18::varchar, u.id, $19::timestamptz, $20::boolean, $21::varchar, $22::text, NULL, $23::timestamptz, $24::timestamptz, 'pwd' FROM u`;
 const SIGN_UP_NO_SESSION = `${SIGN_UP_USER_CTE} ${SIGN_UP_ACCOUNT}`;
 
 let placeholder = 0;

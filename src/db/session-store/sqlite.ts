@@ -4,16 +4,16 @@ import type { MikroORM } from "@mikro-orm/core";
 import { ACCESS_TOKEN_LOOKUP, CLIENT_ACCESS_TOKEN_INSERT, mapAccessTokenRow } from "./access-token.ts";
 import { type AccessTokenWithUser, credentialSql, KEY_LOOKUP, mapCredential, mapKeyRow, mapRow, SESSION_COLUMNS, type KeyWithUser, type NewSessionRow, type SessionStore, type SignUpRows, type SessionWithUser, type SignInInsert } from "./types.ts";
 
-/** Password sign-in's insert: the session row, for a user not banned at the given time (epoch ms). */
-const SIGN_IN_INSERT = `INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at)
-  SELECT ?, ?, u.id, ?, ?, ?, ?, NULL, ?, ? FROM users u
+/** Password sign-in's insert: the session row (authenticated by password: RFC 8176 `pwd`), for a user not banned at the given time (epoch ms). */
+const SIGN_IN_INSERT = `INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at, amr)
+  SELECT ?, ?, u.id, ?, ?, ?, ?, NULL, ?, ?, 'pwd' FROM users u
   WHERE u.id = ? AND NOT (u.banned AND (u.ban_expires IS NULL OR u.ban_expires > ?))`;
 
 const SIGN_UP_USER = `INSERT INTO users (id, email, email_verified, name, image, username, display_username, role, banned, ban_reason, ban_expires, two_factor_enabled, created_at, updated_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const SIGN_UP_ACCOUNT = `INSERT INTO accounts (id, user_id, provider_id, account_id, password, created_at, updated_at) VALUES (?, ?, 'credential', ?, ?, ?, ?)`;
-const SIGN_UP_SESSION = `INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`;
+const SIGN_UP_SESSION = `INSERT INTO sessions (id, token_hash, user_id, expires_at, remember_me, ip_address, user_agent, impersonated_by, created_at, updated_at, amr)
+  VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, 'pwd')`;
 
 const AUDIT_INSERT = `INSERT INTO audit_events (id, actor_id, impersonator_id, action, target_type, target_id, ip, user_agent, metadata, created_at)
   VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)`;

@@ -129,7 +129,7 @@ export async function signInWithPassword(
     // Two-factor (docs/wire-contract.md §10): the password alone ends in a pending sign-in, not a session.
     const step = await secondStep(app, tx, user, "password", { rememberMe: rememberMe ?? true, trustCookie: opts.trustCookie });
     if (step.kind === "pending") return { token: null, cookieMaxAgeSec: null, user: signedInUser, secondStep: step };
-    const issued = await issueSession(app, tx, req, { userId: user.id, rememberMe });
+    const issued = await issueSession(app, tx, req, { userId: user.id, rememberMe, amr: ["pwd"] });
     return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user: signedInUser, secondStep: step };
   });
   if (user.banned) userChanged(app, em(), user.id);

@@ -39,7 +39,8 @@ export interface SocialSignIn {
 async function startSession(app: App, tx: EntityManager, req: RequestInfo, user: { id: string; twoFactorEnabled: boolean }) {
   const step = await secondStep(app, tx, user, "social", { rememberMe: true, trustCookie: null });
   if (step.kind === "pending") return { token: null, cookieMaxAgeSec: null, secondStep: step };
-  const issued = await issueSession(app, tx, req, { userId: user.id });
+  // RFC 8176 has no value for a sign-in vouched for by another provider: none, not a guess.
+  const issued = await issueSession(app, tx, req, { userId: user.id, amr: [] });
   return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec };
 }
 
@@ -178,7 +179,7 @@ async function resolveSignIn(app: App, tx: EntityManager, req: RequestInfo, logi
     updatedAt: now,
   });
   await insertAccount(app, tx, userId, login, now);
-  const issued = await issueSession(app, tx, req, { userId });
+  const issued = await issueSession(app, tx, req, { userId, amr: [] });
   return { userId, token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, isNewUser: true, userChanged: false };
 }
 

@@ -9,6 +9,7 @@ import { allowedScopes, findClient, type Client } from "./clients.ts";
 import { consentPageUrl, issuerOf, loginPageUrl, parseScopes, PKCE_VALUE, redirectUriMatches, acceptableResource } from "./oidc-provider.rules.ts";
 import { sessionDigest, signQuery } from "./signed-query.ts";
 import { verifyIdTokenHint } from "./id-token-hint.ts";
+import { acrRequest, chooseAcr, sessionAmr } from "./acr.ts";
 
 /**
  * The authorization endpoint (RFC 6749 §4.1.1, OIDC Core §3.1.2). Until the client and its
@@ -103,6 +104,11 @@ function checkRequest(app: App, req: ValidRequest): string[] {
   return scopes;
 }
 
+/** The session was created after the request was handed to the sign-in page: the user signed in for it. */
+function signedInForThis(auth: AuthorizeContext): boolean {
+  return auth.signedAt !== undefined && auth.session !== null && auth.session.session.createdAt.getTime() >= auth.signedAt.getTime();
+}
+
 /** OIDC Core §3.1.2.2: a session of another user than the `id_token_hint` names is not the one asked for. */
 function needsLogin(app: App, req: ValidRequest, auth: AuthorizeContext, hintedSub: string | null): boolean {
   const session = auth.session;
@@ -110,7 +116,7 @@ function needsLogin(app: App, req: ValidRequest, auth: AuthorizeContext, hintedS
   if (hintedSub !== null && hintedSub !== session.user.id) return true;
   const prompts = parseScopes(req.params.prompt);
   const created = session.session.createdAt.getTime();
-  if (prompts.includes("login") && !(auth.signedAt && created >= auth.signedAt.getTime())) return true;
+  if (prompts.includes("login") && !signedInForThis(auth)) return true;
   const maxAge = req.params.max_age;
   if (maxAge !== undefined && app.clock.now().getTime() - created > Number(maxAge) * 1000) return true;
   return false;
@@ -123,7 +129,7 @@ async function hasConsent(em: EntityManager, client: Client, userId: string, sco
   return scopes.every((s) => granted.includes(s));
 }
 
-async function issueCode(app: App, em: EntityManager, req: ValidRequest, session: ResolvedSession, scopes: string[]): Promise<string> {
+async function issueCode(app: App, em: EntityManager, req: ValidRequest, session: ResolvedSession, scopes: string[], auth: { amr: string | null; acr: string | null }): Promise<string> {
   const code = randomToken(32);
   const now = app.clock.now();
   const p = req.params;
@@ -140,6 +146,8 @@ async function issueCode(app: App, em: EntityManager, req: ValidRequest, session
     nonce: p.nonce ?? null,
     resource: p.resource ?? null,
     claims: p.claims ?? null,
+    amr: auth.amr,
+    acr: auth.acr,
     authTime: session.session.createdAt,
     expiresAt: new Date(now.getTime() + app.config.oidcProvider.codeExpiresInSec * 1000),
     usedAt: null,
@@ -167,13 +175,23 @@ export async function authorize(app: App, em: EntityManager, params: Record<stri
       return `${loginPageUrl(app.config)}?${signQuery(app, params)}`;
     }
     const session = auth.session!;
+    const amr = await sessionAmr(em, session.session.id);
+    const acr = chooseAcr(amr, acrRequest(req.params));
+    if (acr === "unmet") {
+      // OIDC Core §5.5.1.1: an essential acr not met fails the authentication. The user gets one
+      // sign-in for this request (a two-factor user's reaches `mfa`); after it, the client hears so
+      // (OpenID Connect Unmet Authentication Requirements 1.0).
+      if (prompts.includes("none")) fail(app, req, "login_required", "the session does not meet the requested acr");
+      if (!signedInForThis(auth)) return `${loginPageUrl(app.config)}?${signQuery(app, params)}`;
+      fail(app, req, "unmet_authentication_requirements", "the sign-in did not meet the requested acr");
+    }
     const consentNeeded =
       (prompts.includes("consent") && !auth.consented) || (!req.client.row.skipConsent && !(await hasConsent(em, req.client, session.user.id, scopes)));
     if (consentNeeded) {
       if (prompts.includes("none")) fail(app, req, "consent_required", "the user has not consented");
       return `${consentPageUrl(app.config)}?${signQuery(app, params, { sessionId: session.session.id })}`;
     }
-    return await issueCode(app, em, req, session, scopes);
+    return await issueCode(app, em, req, session, scopes, { amr, acr });
   } catch (err) {
     if (err instanceof Redirect) return err.url;
     throw err;

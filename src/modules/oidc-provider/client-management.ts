@@ -19,6 +19,7 @@ export interface ClientFields {
   redirect_uris?: string[] | undefined;
   post_logout_redirect_uris?: string[] | undefined;
   token_endpoint_auth_method?: string | undefined;
+  jwks?: { keys: Record<string, unknown>[] } | undefined;
   grant_types?: string[] | undefined;
   response_types?: string[] | undefined;
   client_name?: string | undefined;
@@ -61,7 +62,7 @@ export async function createManagedClient(app: App, em: EntityManager, actor: Ac
   const { client, secret } = await createClient(app, em, {
     name: m.client_name, uri: m.client_uri, logoUri: m.logo_uri, tosUri: m.tos_uri, policyUri: m.policy_uri, contacts: m.contacts,
     redirectUris: m.redirect_uris ?? [], postLogoutRedirectUris: m.post_logout_redirect_uris, grantTypes: m.grant_types,
-    authMethod: m.token_endpoint_auth_method, scopes: scopes.length ? scopes : null, softwareId: m.software_id, softwareVersion: m.software_version,
+    authMethod: m.token_endpoint_auth_method, jwks: m.jwks, scopes: scopes.length ? scopes : null, softwareId: m.software_id, softwareVersion: m.software_version,
     type: m.type ?? null, skipConsent: admin ? body.skip_consent : false, userId: admin ? null : owner.userId, metadata: admin ? body.metadata : undefined,
   });
   await recordAudit(em, app.clock, actor, {
@@ -94,7 +95,7 @@ async function applyUpdate(app: App, em: EntityManager, client: Client, update: 
     contacts: m.contacts?.length ? JSON.stringify(m.contacts) : null, redirectUris: JSON.stringify(m.redirect_uris ?? []),
     postLogoutRedirectUris: m.post_logout_redirect_uris?.length ? JSON.stringify(m.post_logout_redirect_uris) : null,
     grantTypes: JSON.stringify(m.grant_types), scopes: scopes.length ? JSON.stringify(scopes) : null, authMethod: m.token_endpoint_auth_method,
-    softwareId: m.software_id ?? null, softwareVersion: m.software_version ?? null, type: m.type ?? null,
+    jwks: m.jwks ? JSON.stringify(m.jwks) : null, softwareId: m.software_id ?? null, softwareVersion: m.software_version ?? null, type: m.type ?? null,
     ...(admin && update.skip_consent !== undefined ? { skipConsent: update.skip_consent } : {}),
     ...(admin && update.disabled !== undefined ? { disabled: update.disabled } : {}),
     ...(admin && update.metadata !== undefined ? { metadata: JSON.stringify(update.metadata) } : {}),

@@ -4,6 +4,7 @@ import type { App } from "../../app.ts";
 import { constantTimeEqual, randomToken, sha256 } from "../../crypto/tokens.ts";
 import { OauthClient, type IOauthClient } from "../../db/entities/index.ts";
 import { OAuthError } from "../../errors.ts";
+import { assertionSubject, ASSERTION_TYPE, verifyAssertion } from "./client-assertion.ts";
 
 /** A stored client, its JSON lists parsed. */
 export interface Client {
@@ -50,7 +51,9 @@ export interface NewClient {
   redirectUris: string[];
   postLogoutRedirectUris?: string[] | undefined;
   grantTypes: string[];
-  authMethod: "client_secret_basic" | "client_secret_post" | "none";
+  authMethod: "client_secret_basic" | "client_secret_post" | "none" | "private_key_jwt";
+  /** RFC 7591 `jwks`: the public keys a `private_key_jwt` client signs its assertions with. */
+  jwks?: { keys: unknown[] } | null | undefined;
   scopes?: string[] | null | undefined;
   contacts?: string[] | undefined;
   tosUri?: string | null | undefined;
@@ -68,13 +71,14 @@ export interface NewClient {
 /** Registers a client; the secret is answered once and stored as its SHA-256 digest only. */
 export async function createClient(app: App, em: EntityManager, input: NewClient): Promise<{ client: Client; secret: string | null }> {
   const now = app.clock.now();
-  const secret = input.authMethod === "none" ? null : randomToken(32);
+  const secret = input.authMethod === "none" || input.authMethod === "private_key_jwt" ? null : randomToken(32);
   const row: IOauthClient = {
     id: randomUUID(),
     clientId: randomToken(24),
     secretHash: secret ? sha256(secret) : null,
     secretExpiresAt: secret && input.secretExpiresInSec ? new Date(now.getTime() + input.secretExpiresInSec * 1000) : null,
     authMethod: input.authMethod,
+    jwks: input.jwks ? JSON.stringify(input.jwks) : null,
     name: input.name ?? null,
     uri: input.uri ?? null,
     logoUri: input.logoUri ?? null,
@@ -115,6 +119,8 @@ function basicCredentials(header: string | null): { id: string; secret: string }
 }
 
 const DUMMY_HASH = sha256("portcullis: no such client");
+/** The methods a secret authenticates (a private_key_jwt client's old secret, if it had one, no longer does). */
+const SECRET_METHODS = new Set(["client_secret_basic", "client_secret_post"]);
 
 function refused(basic: boolean): OAuthError {
   // RFC 6749 §5.2: 401 with the scheme the client tried.
@@ -123,17 +129,27 @@ function refused(basic: boolean): OAuthError {
 
 /**
  * Client authentication at the token, introspection and revocation endpoints (RFC 6749 §2.3):
- * `client_secret_basic`, `client_secret_post`, or `none` for a public client (its client_id
+ * `client_secret_basic`, `client_secret_post`, `private_key_jwt` (client-assertion.ts), or `none` for a public client (its client_id
  * only). The secret's digest is compared in constant time, and an unknown client costs the same.
  */
 export async function authenticateClient(
   app: App,
   em: EntityManager,
   authorization: string | null,
-  body: { client_id?: string | undefined; client_secret?: string | undefined },
+  body: { client_id?: string | undefined; client_secret?: string | undefined; client_assertion?: string | undefined; client_assertion_type?: string | undefined },
   opts: { allowPublic: boolean },
 ): Promise<Client> {
   const basic = basicCredentials(authorization);
+  if (body.client_assertion !== undefined || body.client_assertion_type !== undefined) {
+    if (basic || body.client_secret !== undefined) throw new OAuthError("INVALID_REQUEST", "Use one client authentication method");
+    if (body.client_assertion_type !== ASSERTION_TYPE || !body.client_assertion) throw refused(false);
+    const subject = await assertionSubject(body.client_assertion);
+    if (subject === null || (body.client_id !== undefined && body.client_id !== subject)) throw refused(false);
+    const client = await findClient(em, subject);
+    if (!client || client.row.disabled || client.row.authMethod !== "private_key_jwt" || !client.row.jwks) throw refused(false);
+    if (!(await verifyAssertion(app, em, client.clientId, client.row.jwks, body.client_assertion))) throw refused(false);
+    return client;
+  }
   if (basic && body.client_secret !== undefined) throw new OAuthError("INVALID_REQUEST", "Use one client authentication method");
   if (basic && body.client_id !== undefined && body.client_id !== basic.id) throw new OAuthError("INVALID_REQUEST", "client_id does not match the credentials");
   const id = basic?.id ?? body.client_id;
@@ -145,7 +161,7 @@ export async function authenticateClient(
     return client;
   }
   const matches = constantTimeEqual(sha256(secret), client?.row.secretHash ?? DUMMY_HASH);
-  if (!client || !matches || client.isPublic || client.row.disabled) throw refused(basic !== null);
+  if (!client || !matches || !SECRET_METHODS.has(client.row.authMethod) || client.row.disabled) throw refused(basic !== null);
   const expires = client.row.secretExpiresAt;
   if (expires && expires.getTime() <= app.clock.now().getTime()) throw refused(basic !== null);
   return client;

@@ -4,7 +4,7 @@ import type { App } from "../../app.ts";
 import { OauthConsent } from "../../db/entities/index.ts";
 import { UniqueConstraintViolationException } from "../../db/mikro-orm.ts";
 import { AuthError, OAuthError } from "../../errors.ts";
-import { recordAudit, type Actor, type ResolvedSession } from "../../core/index.ts";
+import { recordAudit, resolveSession, type Actor, type ResolvedSession } from "../../core/index.ts";
 import { authorize, boundToSession, errorUrl, validateClientAndRedirect } from "./authorize.ts";
 import { parseScopes } from "./oidc-provider.rules.ts";
 import { verifyQuery } from "./signed-query.ts";
@@ -39,6 +39,18 @@ export async function decideConsent(app: App, em: EntityManager, auth: ResolvedS
   await recordAudit(em, app.clock, actor, { action: "oauth-consent", targetType: "user", targetId: auth.user.id, metadata: { clientId: req.client.clientId, scopes: chosen } });
   const params = { ...signed.params, scope: chosen.join(" ") };
   const url = await authorize(app, em, params, { session: auth, signedAt: signed.issuedAt, consented: true });
+  return { redirect: true as const, url };
+}
+
+/**
+ * A sign-in that carried `oauth_query` (better-auth's oauth-provider `after` hook): the session it
+ * just issued goes on with the authorize request, as /oauth2/continue would.
+ */
+export async function continueAfterSignIn(app: App, em: EntityManager, sessionToken: string, query: string) {
+  const signed = verifyQuery(app, query);
+  const session = await resolveSession(app, sessionToken);
+  if (!session) throw new AuthError("UNAUTHORIZED");
+  const url = await authorize(app, em, signed.params, { session, signedAt: signed.issuedAt });
   return { redirect: true as const, url };
 }
 

@@ -80,6 +80,8 @@ async function authorizationCode(app: App, em: EntityManager, client: Client, in
       authTime: row.authTime,
       nonce: row.nonce,
       claimsRequest: row.claims,
+      amr: row.amr ?? null,
+      acr: row.acr ?? null,
       refresh: scopes.includes("offline_access") && client.grantTypes.includes("refresh_token"),
     }, key),
   );
@@ -113,6 +115,8 @@ async function refreshToken(app: App, em: EntityManager, client: Client, input: 
       scopes,
       resource: row.resource ?? null,
       authTime: row.authTime,
+      amr: row.amr ?? null,
+      acr: row.acr ?? null,
       // The grant keeps its scopes: a narrower refresh does not shrink the next refresh token.
       refresh: true,
     }, key).then(async (answer) => {

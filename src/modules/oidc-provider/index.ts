@@ -1,5 +1,7 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { Family } from "../../core/index.ts";
+import { continueAfterSignIn } from "./consent.ts";
+import { verifyQuery } from "./signed-query.ts";
 import { OauthAccessToken, OauthCode, OauthConsent, OauthRefreshToken } from "../../db/entities/index.ts";
 
 export { oauth2Router } from "./oidc-provider.router.ts";
@@ -28,6 +30,10 @@ export const oidcProviderFamily: Family = {
     const c = app.config.oidcProvider;
     if (!c.enabled) return [];
     return [{ alg: c.idTokenSigningAlg, lifetimeSec: c.idTokenExpiresInSec }, { alg: app.config.jwt.alg, lifetimeSec: c.accessTokenExpiresInSec }];
+  },
+  signInContinuation: {
+    check: (app, query) => app.config.oidcProvider.enabled && verifyQuery(app, query) !== null,
+    continue: (app, em, token, query) => continueAfterSignIn(app, em, token, query),
   },
   holding: {
     signedOutEverywhere: (_app, tx, userId) => revokeEverything(tx, userId, true),

@@ -2,6 +2,8 @@ import type { App } from "../../app.ts";
 import type { ResolvedConfig } from "../../config/index.ts";
 import { endpointOf, issuerOf } from "./oidc-provider.rules.ts";
 import { supportedGrants } from "./grants.ts";
+import { ACR_VALUES_SUPPORTED } from "./acr.ts";
+import { ASSERTION_ALGS } from "./client-assertion.ts";
 
 /**
  * RFC 8414 authorization server metadata and OpenID Connect Discovery 1.0 §3: exactly what is
@@ -11,7 +13,7 @@ export function providerMetadata(app: App) {
   const config = app.config;
   const cfg = config.oidcProvider;
   const registration = cfg.registration.open || cfg.registration.initialAccessToken !== undefined;
-  const clientAuth = ["client_secret_basic", "client_secret_post"];
+  const clientAuth = ["client_secret_basic", "client_secret_post", "private_key_jwt"];
   return {
     issuer: issuerOf(config),
     authorization_endpoint: endpointOf(config, "/oauth2/authorize"),
@@ -31,9 +33,13 @@ export function providerMetadata(app: App) {
     token_endpoint_auth_methods_supported: [...clientAuth, "none"],
     introspection_endpoint_auth_methods_supported: clientAuth,
     revocation_endpoint_auth_methods_supported: [...clientAuth, "none"],
+    token_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
+    introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
+    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_ALGS,
     code_challenge_methods_supported: ["S256"],
     prompt_values_supported: ["none", "login", "consent"],
-    claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "sid", "name", "preferred_username", "picture", "updated_at", "email", "email_verified"],
+    claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "sid", "acr", "amr", "name", "preferred_username", "picture", "updated_at", "email", "email_verified"],
+    acr_values_supported: ACR_VALUES_SUPPORTED,
     claims_parameter_supported: true,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,

@@ -21,6 +21,8 @@ export const tokenInput = z.object({
   scope: oauthParam,
   client_id: oauthParam,
   client_secret: oauthParam,
+  client_assertion: oauthParam,
+  client_assertion_type: oauthParam,
   resource: oauthParam,
   device_code: oauthParam,
 });
@@ -30,6 +32,8 @@ export const tokenOfClientInput = z.object({
   token_type_hint: oauthParam,
   client_id: oauthParam,
   client_secret: oauthParam,
+  client_assertion: oauthParam,
+  client_assertion_type: oauthParam,
 });
 
 export const userInfoInput = z.object({ access_token: oauthParam }).optional();
@@ -65,7 +69,8 @@ export const registerInput = z.record(z.string().max(64), z.unknown()).refine((r
 export const clientFields = z.object({
   redirect_uris: z.array(z.string().max(2048)).max(20).optional(),
   post_logout_redirect_uris: z.array(z.string().max(2048)).max(20).optional(),
-  token_endpoint_auth_method: z.enum(["client_secret_basic", "client_secret_post", "none"]).optional(),
+  token_endpoint_auth_method: z.enum(["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]).optional(),
+  jwks: z.object({ keys: z.array(z.record(z.string().max(64), z.unknown())).max(10) }).optional(),
   grant_types: z.array(z.string().max(128)).max(8).optional(),
   response_types: z.array(z.string().max(32)).max(4).optional(),
   client_name: z.string().max(255).optional(),

@@ -19,7 +19,9 @@ const httpsUrl = z.string().max(2048).refine((v) => URL.canParse(v) && new URL(v
 export const clientMetadata = z.object({
   redirect_uris: z.array(z.string().max(2048)).max(20).optional(),
   post_logout_redirect_uris: z.array(z.string().max(2048)).max(20).optional(),
-  token_endpoint_auth_method: z.enum(["client_secret_basic", "client_secret_post", "none"]).optional(),
+  token_endpoint_auth_method: z.enum(["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]).optional(),
+  jwks: z.object({ keys: z.array(z.looseObject({ kty: z.string().max(16) })).min(1).max(10) }).optional(),
+  jwks_uri: z.string().max(2048).optional(),
   grant_types: z.array(z.string().max(128)).max(8).optional(),
   response_types: z.array(z.string().max(32)).max(4).optional(),
   client_name: z.string().max(255).optional(),
@@ -49,6 +51,11 @@ export function checkMetadata(app: App, raw: unknown, opts: { trusted: boolean }
   if (grantTypes.includes("client_credentials") && !opts.trusted) throw invalidMetadata("client_credentials needs an authenticated registration");
   const method = m.token_endpoint_auth_method ?? "client_secret_basic";
   if (method === "none" && grantTypes.includes("client_credentials")) throw invalidMetadata("a public client cannot use client_credentials");
+  // OIDC Core §9 private_key_jwt: the public keys inline. A jwks_uri would be fetched from an
+  // address the registrant chooses; not supported (docs/oidc-provider.md "Client authentication").
+  if (m.jwks_uri !== undefined) throw invalidMetadata("jwks_uri is not supported: register the public keys as jwks");
+  if (method === "private_key_jwt" && !m.jwks) throw invalidMetadata("private_key_jwt needs jwks");
+  if (m.jwks && m.jwks.keys.some((k) => "d" in k || "k" in k)) throw invalidMetadata("jwks must hold public keys only");
   if ((m.response_types ?? ["code"]).some((t) => t !== "code")) throw invalidMetadata("response_types must be [\"code\"]");
   const redirects = m.redirect_uris ?? [];
   if (grantTypes.includes("authorization_code") && redirects.length === 0) throw new OAuthError("INVALID_REDIRECT_URI", "redirect_uris are required", "invalid_redirect_uri");
@@ -83,6 +90,7 @@ export function clientAnswer(client: Client, secret: string | null) {
     grant_types: client.grantTypes,
     response_types: ["code"],
     token_endpoint_auth_method: r.authMethod,
+    jwks: r.jwks ? (JSON.parse(r.jwks) as { keys: Record<string, unknown>[] }) : undefined,
     scope: client.scopes?.join(" "),
     software_id: r.softwareId ?? undefined,
     software_version: r.softwareVersion ?? undefined,
@@ -116,7 +124,7 @@ export async function register(app: App, em: EntityManager, authorization: strin
   const { client, secret } = await createClient(app, em, {
     name: m.client_name, uri: m.client_uri, logoUri: m.logo_uri, tosUri: m.tos_uri, policyUri: m.policy_uri, contacts: m.contacts,
     redirectUris: m.redirect_uris ?? [], postLogoutRedirectUris: m.post_logout_redirect_uris, grantTypes: m.grant_types,
-    authMethod: m.token_endpoint_auth_method, scopes: scopes.length ? scopes : null, softwareId: m.software_id, softwareVersion: m.software_version,
+    authMethod: m.token_endpoint_auth_method, jwks: m.jwks, scopes: scopes.length ? scopes : null, softwareId: m.software_id, softwareVersion: m.software_version,
     type: m.type ?? null, secretExpiresInSec: app.config.oidcProvider.registration.secretExpiresInSec,
   });
   return clientAnswer(client, secret);

@@ -6,6 +6,7 @@ import { OauthAccessToken, OauthRefreshToken } from "../../db/entities/index.ts"
 import type { UserRow } from "../../db/session-store/index.ts";
 import { loadJose, type JwtAlg, type SigningKey } from "../../core/index.ts";
 import { issuerOf } from "./oidc-provider.rules.ts";
+import { amrClaim } from "./acr.ts";
 
 /**
  * Minting what the token endpoint answers (RFC 6749 §5.1): an access token (opaque, or an
@@ -29,6 +30,9 @@ export interface Grant {
   /** OIDC Core §5.5 `claims` request: the ID token claims asked for by name. */
   claimsRequest?: string | null;
   refresh: boolean;
+  /** RFC 8176 methods of the authentication (space-separated) and the acr met; null: not recorded. */
+  amr?: string | null;
+  acr?: string | null;
 }
 
 export interface TokenResponse {
@@ -129,6 +133,8 @@ export async function mintTokens(app: App, tx: EntityManager, grant: Grant, key:
       scopes: scope,
       resource: grant.resource,
       authTime: grant.authTime ?? now,
+      amr: grant.amr ?? null,
+      acr: grant.acr ?? null,
       expiresAt: new Date(now.getTime() + cfg.refreshTokenExpiresInSec * 1000),
       usedAt: null,
       revokedAt: null,
@@ -144,6 +150,8 @@ export async function mintTokens(app: App, tx: EntityManager, grant: Grant, key:
       iat,
       exp: iat + cfg.idTokenExpiresInSec,
       ...(grant.authTime ? { auth_time: secondsOf(grant.authTime) } : {}),
+      ...(grant.acr ? { acr: grant.acr } : {}),
+      ...(amrClaim(grant.amr) ? { amr: amrClaim(grant.amr) } : {}),
       ...(grant.nonce ? { nonce: grant.nonce } : {}),
       ...(grant.originSessionId ? { sid: grant.originSessionId } : {}),
       at_hash: atHash(key.alg, accessToken),

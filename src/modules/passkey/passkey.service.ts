@@ -140,7 +140,7 @@ async function issueForUser(app: App, tx: EntityManager, req: RequestInfo, userI
     await tx.nativeUpdate(User, { id: userId }, { banned: false, banReason: null, banExpires: null, updatedAt: now });
     row = { ...row, banned: false, banReason: null, banExpires: null, updatedAt: now };
   }
-  const issued = await issueSession(app, tx, req, { userId });
+  const issued = await issueSession(app, tx, req, { userId, amr: ["hwk"] });
   return { ...issued, user: row, liftedBan };
 }
 

@@ -98,7 +98,8 @@ async function verify(
   const done = await inTransaction(em, async (tx) => {
     if (!(await check(tx))) return null;
     await challenges.consumeChallenge(app, tx, pending);
-    const issued = await issueSession(app, tx, req, { userId: pending.userId, rememberMe: pending.rememberMe });
+    // A first factor, then a code (TOTP, mailed or backup): RFC 8176 `mfa` with the method proven here.
+    const issued = await issueSession(app, tx, req, { userId: pending.userId, rememberMe: pending.rememberMe, amr: ["mfa", "otp"] });
     const trustToken = subject.trustDevice ? await challenges.trustDevice(app, tx, pending.userId) : null;
     return { issued, trustToken };
   });

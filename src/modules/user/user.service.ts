@@ -59,7 +59,7 @@ export async function changePassword(
     if (!input.revokeOtherSessions) return { token: null, cookieMaxAgeSec: null, user };
     // Keep only a fresh session: every earlier one (the current included) is revoked.
     await revokeAllSessions(app, tx, auth.user.id);
-    const issued = await issueSession(app, tx, req, { userId: auth.user.id, rememberMe: auth.session.rememberMe });
+    const issued = await issueSession(app, tx, req, { userId: auth.user.id, rememberMe: auth.session.rememberMe, amr: ["pwd"] });
     return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user };
   });
   return result;
