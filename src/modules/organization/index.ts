@@ -3,6 +3,8 @@ import { Member, TeamMember } from "../../db/entities/index.ts";
 
 export { organizationDoc } from "./organization.openapi.ts";
 export { organizationRouter } from "./organization.router.ts";
+export { checkPermission } from "./members.service.ts";
+export { hasPermissionInput } from "./organization.schema.ts";
 export { getOrganizationAsAdmin, listAllOrganizations, listUserOrganizations } from "./admin.router.ts";
 
 /**

@@ -6,6 +6,7 @@ import { AuthError } from "../../errors.ts";
 import { actorOf, clearActiveOrganization, isUuid, normalizeEmail, recordAudit, uuidv7, type Actor, type PermissionRequest, type RequestInfo, type ResolvedSession } from "../../core/index.ts";
 import { assertMemberMay, findMembership, isOwner, lockOrganization, memberMay, memberRow, ownerCount, parseRoleInput, requireMembership, targetOrganizationId } from "./access.ts";
 import { assertOrganizationRoom } from "./organizations.service.ts";
+import type { HasPermissionInput } from "./organization.schema.ts";
 import { publicMember, type MemberRow } from "./views.ts";
 
 /**
@@ -153,10 +154,16 @@ export async function getActiveMemberRole(em: EntityManager, auth: ResolvedSessi
 }
 
 /**
- * POST /organization/has-permission: whether the caller's role in the organization grants every
- * action (the kernel's checker, one indexed lookup). Not a member: 403 (better-auth: 401).
+ * POST /organization/has-permission, whole: whether the caller's role in the organization
+ * (`organizationId`, else the active one) grants every action, by the kernel's checker. The
+ * membership is one prepared lookup on the unique (organization, user) index (db/session-store,
+ * docs/performance.md); `emOf` is asked for only when a dynamic role must be read. The procedure
+ * and the REST bridge's lean path (has-permission.ts) both answer with it. Not a member: 403 (better-auth: 401).
  */
-export async function checkPermission(app: App, em: EntityManager, auth: ResolvedSession, organizationId: string, request: PermissionRequest) {
-  const member = await requireMembership(em, organizationId, auth.user.id, "NOT_A_MEMBER_OF_THE_ORGANIZATION");
-  return { error: null, success: await memberMay(app, em, member, request) };
+export async function checkPermission(app: App, emOf: () => EntityManager, auth: ResolvedSession, input: HasPermissionInput) {
+  const organizationId = targetOrganizationId(auth, input.organizationId);
+  const userId = auth.user.id;
+  const found = isUuid(organizationId) ? await app.sessions.findMembership(organizationId, userId) : null;
+  if (!found) throw new AuthError("NOT_A_MEMBER_OF_THE_ORGANIZATION");
+  return { error: null, success: await memberMay(app, emOf, { ...found, organizationId, userId }, (input.permissions ?? input.permission)!) };
 }
