@@ -46,6 +46,17 @@ export async function requireMembership(em: EntityManager, organizationId: strin
   return m;
 }
 
+/**
+ * The membership read outside any transaction by the prepared lookup on the unique
+ * (organization, user) index (db/session-store/membership.ts), or `code`: the read-only routes'
+ * check (has-permission, list-members), no ORM on the way.
+ */
+export async function requireMembershipNow(app: App, organizationId: string, userId: string, code: ErrorCode): Promise<MemberRow> {
+  const found = isUuid(organizationId) ? await app.sessions.findMembership(organizationId, userId) : null;
+  if (!found) throw new AuthError(code);
+  return { ...found, organizationId, userId };
+}
+
 export async function findOrganization(em: EntityManager, id: string): Promise<IOrganization | null> {
   return isUuid(id) ? em.findOne(Organization, { id }, { disableIdentityMap: true }) : null;
 }

@@ -1,0 +1,12 @@
+import { expectOk, measure, startServerChild } from "../lib.ts";
+const child = await startServerChild("server.ts", { BENCH_USERS: "200" }, process.env.P === "1");
+const info = child.info as any;
+const auth = `${info.url}/api/auth`;
+const bearer = { authorization: `Bearer ${info.token}` };
+await expectOk(await fetch(`${auth}/organization/create`, { method: "POST", headers: { "content-type": "application/json", ...bearer }, body: JSON.stringify({ name: "B", slug: `b-${Date.now()}` }) }), "create");
+const hp = { url: `${auth}/organization/has-permission`, method: "POST", headers: { "content-type": "application/json", ...bearer }, body: JSON.stringify({ permissions: { member: ["create"] } }) } as const;
+console.log(await expectOk(await fetch(hp.url, hp), "hp"));
+const a = process.env.P === "1" ? {reqPerSec:1} as any : await measure("get-session", child, { url: `${auth}/get-session`, headers: bearer });
+const b = await measure("has-permission", child, hp);
+console.log("ratio", (b.reqPerSec / a.reqPerSec).toFixed(3), "cpu/req", a.cpuMicrosPerReq?.toFixed(0), b.cpuMicrosPerReq?.toFixed(0));
+await child.stop?.(); process.exit(0);
