@@ -40,6 +40,10 @@ beforeAll(async () => {
     await em.insertMany(Member, users.slice(o * 100, o * 100 + 100).map((u) => ({ id: randomUUID(), organization: id, user: u.id, role: "member", createdAt: new Date(base) })));
   }
   await em.getConnection().execute(testDialect === "postgres" ? "analyze members; analyze users; analyze organizations" : "analyze");
+  // SQLite's seeding holds this process's event loop for seconds: the server's keep-alive timer
+  // (5 s) ends the client's pooled connection as the loop frees; let the client see that close
+  // before the next request, or that request is written into the closing socket (ECONNRESET).
+  await new Promise((resolve) => setTimeout(resolve, 100));
 }, 180_000);
 afterAll(async () => {
   await server?.close();
