@@ -1,5 +1,3 @@
-import type { MaybePromise } from "./types.ts";
-
 /**
  * A user's membership of an organization as has-permission reads it (docs/organizations.md
  * "Roles", docs/performance.md): one lookup on the unique (organization_id, user_id) index,
@@ -14,8 +12,8 @@ export interface MembershipRow {
 }
 
 export interface MembershipLookup {
-  /** The membership, or null; the caller has checked that `organizationId` is a UUID. */
-  findMembership(organizationId: string, userId: string): MaybePromise<MembershipRow | null>;
+  /** The membership, or null; the caller has checked that `organizationId` is a UUID. SQLite answers at once (types.ts MaybePromise). */
+  findMembership(organizationId: string, userId: string): MembershipRow | null | Promise<MembershipRow | null>;
 }
 
 export function mapMembershipRow(r: readonly unknown[], date: (v: unknown) => Date): MembershipRow {
