@@ -66,4 +66,5 @@ export {
   roleGrantsSchema, rolesGrant, rolesOf, splitRoles, STATEMENTS, withBuiltInOrganizationRoles, withBuiltInRoles,
   type Action, type AdminSettings, type Grants, type OrganizationResource, type PermissionRequest, type Resource, type RoleGrants,
 } from "./permissions.ts";
+export { CACHE_FROM_ROWS, createTotalCache, FRESH_MS, MAX_AGE_MS, type TotalCache } from "./total-cache.ts";
 export { actorOf, AUDIT_ACTIONS, recordAudit, type Actor, type AuditAction, type AuditEntry } from "./audit.ts";

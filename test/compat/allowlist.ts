@@ -258,6 +258,12 @@ export const allowlist: Allowed[] = [
     portcullis: null,
     contract: "§10 Organizations: a user removed from a team no longer has it as any session's active team (better-auth keeps it active)",
   },
+  {
+    scenario: "organization: the membership limit on accept-invitation and add-member",
+    step: "an admin adds dan past the limit",
+    path: WHOLE_STEP,
+    contract: "§10 Organizations: add-member is a route for admins (`user: [\"update\"]`) besides the library, under the same membership limit (403 ORGANIZATION_MEMBERSHIP_LIMIT_REACHED, as accept-invitation); better-auth's add-member is server-only, 404 over HTTP (docs/organizations.md \"Differences from better-auth\")",
+  },
   ...["status", "code"].map(
     (path): Allowed => ({
       scenario: /^organization:/,

@@ -94,6 +94,8 @@ export async function startBetterAuth(port: number, oidc: TestOidcProvider): Pro
       // accept page, as Portcullis' default `organization.invitationUrl` does.
       organization({
         teams: { enabled: true },
+        // Three members, as the Portcullis target: the membership-limit scenario fills an organization.
+        membershipLimit: 3,
         sendInvitationEmail: async ({ id, email }) => mail(email, `${origin}/accept-invitation?invitationId=${id}`),
       }),
       // After twoFactor: after-hooks run in plugin order, and a sign-in that two-factor turns into a

@@ -41,7 +41,8 @@ export async function startPortcullis(port: number, oidc: TestOidcProvider): Pro
     deviceAuthorization: { intervalSec: 1 },
     twoFactor: { issuer: TWO_FACTOR_ISSUER },
     passkey: { rpID: PASSKEY_RP.id, rpName: PASSKEY_RP.name },
-    organization: { teams: { enabled: true } },
+    // A membership limit of three on both sides: the scenario that fills an organization stays small.
+    organization: { teams: { enabled: true }, membershipLimit: 3 },
     providers: oidcProviders(oidc),
   });
   await portcullis.listen(port, "127.0.0.1");

@@ -4,6 +4,7 @@ import type { SessionStore } from "./types.ts";
 
 export * from "./types.ts";
 export * from "./access-token.ts";
+export * from "./membership.ts";
 
 /** Only the target's driver is loaded. */
 export async function createSessionStore(target: DatabaseTarget, logger?: Logger): Promise<SessionStore> {

@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { Logger } from "pino";
 import { ACCESS_TOKEN_LOOKUP, CLIENT_ACCESS_TOKEN_INSERT, mapAccessTokenRow } from "./access-token.ts";
+import { mapMembershipRow, MEMBERSHIP_LOOKUP, type MembershipRow } from "./membership.ts";
 import { type AccessTokenWithUser, credentialSql, KEY_LOOKUP, mapCredential, mapKeyRow, mapRow, SESSION_COLUMNS, type KeyWithUser, type NewSessionRow, type SessionStore, type SessionWithUser, type SignInInsert } from "./types.ts";
 
 /**
@@ -53,6 +54,11 @@ export function createPostgresSessionStore(url: string, logger?: Logger): Sessio
       const res = await pool.query({ name: "portcullis_access_token_lookup", text: `${ACCESS_TOKEN_LOOKUP}$1`, values: [tokenHash], rowMode: "array" });
       const row = res.rows[0] as unknown[] | undefined;
       return row ? mapAccessTokenRow(row, date, bool) : null;
+    },
+    async findMembership(organizationId: string, userId: string): Promise<MembershipRow | null> {
+      const res = await pool.query({ name: "portcullis_membership_lookup", text: `${MEMBERSHIP_LOOKUP}$1 AND user_id = $2`, values: [organizationId, userId], rowMode: "array" });
+      const row = res.rows[0] as unknown[] | undefined;
+      return row ? mapMembershipRow(row, date) : null;
     },
     async findCredential(field, value) {
       const res = await pool.query({ name: `portcullis_credential_${field}`, text: credentialSql(field, "$1"), values: [value], rowMode: "array" });

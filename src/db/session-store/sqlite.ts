@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import type { AbstractSqlConnection } from "@mikro-orm/better-sqlite";
 import type { MikroORM } from "@mikro-orm/core";
 import { ACCESS_TOKEN_LOOKUP, CLIENT_ACCESS_TOKEN_INSERT, mapAccessTokenRow } from "./access-token.ts";
+import { mapMembershipRow, MEMBERSHIP_LOOKUP, type MembershipRow } from "./membership.ts";
 import { type AccessTokenWithUser, credentialSql, KEY_LOOKUP, mapCredential, mapKeyRow, mapRow, SESSION_COLUMNS, type KeyWithUser, type NewSessionRow, type SessionStore, type SignUpRows, type SessionWithUser, type SignInInsert } from "./types.ts";
 
 /** Password sign-in's insert: the session row (authenticated by password: RFC 8176 `pwd`), for a user not banned at the given time (epoch ms). */
@@ -137,6 +138,7 @@ export function createSqliteSessionStore(file: string): SessionStore {
   ).raw(true);
   const keyLookup = db.prepare(`${KEY_LOOKUP}?`).raw(true);
   const accessTokenLookup = db.prepare(`${ACCESS_TOKEN_LOOKUP}?`).raw(true);
+  const membershipLookup = db.prepare(`${MEMBERSHIP_LOOKUP}? AND user_id = ?`).raw(true);
   const credential = {
     email: db.prepare(credentialSql("email", "?")).raw(true),
     username: db.prepare(credentialSql("username", "?")).raw(true),
@@ -156,6 +158,10 @@ export function createSqliteSessionStore(file: string): SessionStore {
     findByAccessTokenHash(tokenHash: string): AccessTokenWithUser | null {
       const row = accessTokenLookup.get(tokenHash) as unknown[] | undefined;
       return row ? mapAccessTokenRow(row, date, bool) : null;
+    },
+    findMembership(organizationId: string, userId: string): MembershipRow | null {
+      const row = membershipLookup.get(organizationId, userId) as unknown[] | undefined;
+      return row ? mapMembershipRow(row, date) : null;
     },
     async findCredential(field, value) {
       const row = credential[field].get(value) as unknown[] | undefined;

@@ -1,4 +1,5 @@
 import type { MikroORM } from "@mikro-orm/core";
+import type { MembershipLookup } from "./membership.ts";
 
 /**
  * The hot-path port (PERFORMANCE.md): one query prepared once per process, session joined to
@@ -134,7 +135,7 @@ export interface AuditRow {
 /** What password sign-in's insert did: wrote the session, or found the user banned at that moment, or gone. */
 export type SignInInsert = "inserted" | "banned" | "gone";
 
-export interface SessionStore {
+export interface SessionStore extends MembershipLookup {
   findByTokenHash(tokenHash: string): MaybePromise<SessionWithUser | null>;
   /** An API key by the SHA-256 of the key, joined to its owner: one indexed lookup, prepared once. */
   findByApiKeyHash(keyHash: string): MaybePromise<KeyWithUser | null>;

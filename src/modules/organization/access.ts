@@ -46,6 +46,17 @@ export async function requireMembership(em: EntityManager, organizationId: strin
   return m;
 }
 
+/**
+ * The membership read outside any transaction by the prepared lookup on the unique
+ * (organization, user) index (db/session-store/membership.ts), or `code`: the read-only routes'
+ * check (has-permission, list-members), no ORM on the way.
+ */
+export async function requireMembershipNow(app: App, organizationId: string, userId: string, code: ErrorCode): Promise<MemberRow> {
+  const found = isUuid(organizationId) ? await app.sessions.findMembership(organizationId, userId) : null;
+  if (!found) throw new AuthError(code);
+  return { ...found, organizationId, userId };
+}
+
 export async function findOrganization(em: EntityManager, id: string): Promise<IOrganization | null> {
   return isUuid(id) ? em.findOne(Organization, { id }, { disableIdentityMap: true }) : null;
 }
@@ -72,20 +83,21 @@ function parseGrants(raw: string): Grants | undefined {
 }
 
 /** The dynamic roles among `names` that the configured roles do not define (one query, only when there are such names). */
-async function dynamicRoles(app: App, em: EntityManager, organizationId: string, names: readonly string[]): Promise<Map<string, Grants>> {
+async function dynamicRoles(app: App, em: EntityManager | (() => EntityManager), organizationId: string, names: readonly string[]): Promise<Map<string, Grants>> {
   const roles = app.config.organization.roles;
   const unknown = names.filter((n) => !Object.hasOwn(roles, n));
   const found = new Map<string, Grants>();
   if (!app.config.organization.dynamicAccessControl.enabled || unknown.length === 0) return found;
-  for (const row of await em.find(OrganizationRole, { organization: organizationId, role: { $in: unknown } }, { disableIdentityMap: true })) {
+  const manager = typeof em === "function" ? em() : em;
+  for (const row of await manager.find(OrganizationRole, { organization: organizationId, role: { $in: unknown } }, { disableIdentityMap: true })) {
     const grants = parseGrants(row.permission);
     if (grants) found.set(row.role, grants);
   }
   return found;
 }
 
-/** Whether one of the member's roles grants every action of `request` (the kernel's checker). */
-export async function memberMay(app: App, em: EntityManager, member: MemberRow, request: PermissionRequest): Promise<boolean> {
+/** Whether one of the member's roles grants every action of `request` (the kernel's checker); `em` (or its getter) reads dynamic roles. */
+export async function memberMay(app: App, em: EntityManager | (() => EntityManager), member: MemberRow, request: PermissionRequest): Promise<boolean> {
   const names = splitRoles(member.role);
   const dynamic = await dynamicRoles(app, em, member.organizationId, names);
   return rolesGrant(app.config.organization.roles, names, request, (n) => dynamic.get(n));

@@ -1,8 +1,11 @@
 import type { Family } from "../../core/index.ts";
 import { Member, TeamMember } from "../../db/entities/index.ts";
+import { membersChanged } from "./member-totals.ts";
 
 export { organizationDoc } from "./organization.openapi.ts";
 export { organizationRouter } from "./organization.router.ts";
+export { checkPermission } from "./members.service.ts";
+export { hasPermissionInput } from "./organization.schema.ts";
 export { getOrganizationAsAdmin, listAllOrganizations, listUserOrganizations } from "./admin.router.ts";
 
 /**
@@ -14,10 +17,11 @@ export { getOrganizationAsAdmin, listAllOrganizations, listUserOrganizations } f
 export const organizationFamily: Family = {
   name: "organization",
   holding: {
-    async removed(_app, tx, userId, removal) {
+    async removed(app, tx, userId, removal) {
       if (removal.accounts !== "all") return;
       await tx.nativeDelete(TeamMember, { user: userId });
       await tx.nativeDelete(Member, { user: userId });
+      membersChanged(app, tx, null);
     },
   },
 };

@@ -3,7 +3,8 @@ import type { App } from "../../app.ts";
 import { Member, Organization } from "../../db/entities/index.ts";
 import { AuthError } from "../../errors.ts";
 import { isUuid, type ResolvedSession } from "../../core/index.ts";
-import { requireMembership, targetOrganizationId } from "./access.ts";
+import { requireMembershipNow, targetOrganizationId } from "./access.ts";
+import { memberTotalKey, memberTotals } from "./member-totals.ts";
 import { membersWithUsers } from "./full-organization.ts";
 import { publicMember } from "./views.ts";
 
@@ -12,6 +13,8 @@ import { publicMember } from "./views.ts";
  * with its sort and filter fields an allowlist (anything else 400, never a query on an unknown
  * column). Each order walks an index of members: (organization, createdAt, id) or
  * (organization, role, id); the filter on role or user stays within the organization's entries.
+ * The caller's membership is the prepared lookup (access.ts requireMembershipNow), and a large
+ * total is counted once per organization and filter (member-totals.ts).
  */
 export const SORT_FIELDS = ["createdAt", "role"] as const;
 export const FILTER_FIELDS = ["role", "userId", "id"] as const;
@@ -55,14 +58,22 @@ export async function listMembers(app: App, em: EntityManager, auth: ResolvedSes
     organizationId = org.id;
   } else organizationId = targetOrganizationId(auth, q.organizationId);
   if (q.sortBy !== undefined && !(SORT_FIELDS as readonly string[]).includes(q.sortBy)) throw new AuthError("INVALID_SORT_FIELD");
-  const where = { organization: organizationId, ...filterOf(q) };
-  await requireMembership(em, organizationId, auth.user.id, "YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION");
+  const filter = filterOf(q);
+  const where = { organization: organizationId, ...filter };
+  await requireMembershipNow(app, organizationId, auth.user.id, "YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION");
   const dir = q.sortDirection ?? "asc";
   const orderBy: Record<string, "asc" | "desc"> = q.sortBy === "role" ? { role: dir, id: dir } : { createdAt: dir, id: dir };
   const limit = q.limit ?? Math.min(app.config.organization.membershipLimit, 100);
+  // A large organization's total is counted once per filter (member-totals.ts), the page beside it.
+  const totals = memberTotals(app);
+  const key = memberTotalKey(organizationId, filter);
+  const since = totals.generation;
+  const countedAtMs = app.clock.now().getTime();
+  const cached = totals.get(key, () => app.orm.em.fork().count(Member, where));
   const [members, total] = await Promise.all([
     membersWithUsers(em, where, { limit, offset: q.offset ?? 0, orderBy }),
-    em.fork().count(Member, where),
+    cached ?? em.fork().count(Member, where),
   ]);
+  if (cached === undefined) totals.put(key, total, countedAtMs, since);
   return { members: members.map(publicMember), total };
 }

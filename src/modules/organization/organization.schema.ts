@@ -60,6 +60,7 @@ const permissions = z.record(z.string().max(64), z.array(z.string().max(64)).max
 export const hasPermissionInput = z
   .object({ organizationId: id.optional(), permissions: permissions.optional(), permission: permissions.optional() })
   .refine((b) => (b.permissions === undefined) !== (b.permission === undefined), "give either permissions or permission");
+export type HasPermissionInput = z.infer<typeof hasPermissionInput>;
 
 export const inviteInput = z.object({
   email: emailAddress,

@@ -7,6 +7,7 @@ import { AuthError } from "../../errors.ts";
 import { actorOf, clearActiveOrganization, recordAudit, setActiveContext, uuidv7, type RequestInfo, type ResolvedSession } from "../../core/index.ts";
 import { assertMemberMay, findOrganization, requireMembership, targetOrganizationId } from "./access.ts";
 import { fullOrganization } from "./full-organization.ts";
+import { membersChanged } from "./member-totals.ts";
 import { publicMember, publicOrganization } from "./views.ts";
 
 /**
@@ -102,6 +103,7 @@ export async function deleteOrganization(app: App, em: EntityManager, auth: Reso
     const org = await findOrganization(tx, organizationId);
     if (!org) throw new AuthError("ORGANIZATION_NOT_FOUND");
     await removeOrganizationRows(tx, organizationId);
+    membersChanged(app, tx, organizationId);
     await clearActiveOrganization(app, tx, organizationId);
     await recordAudit(tx, app.clock, actorOf(auth, req), { action: "organization-delete", targetType: "organization", targetId: organizationId, metadata: { slug: org.slug } });
     return publicOrganization(org);

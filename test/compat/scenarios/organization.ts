@@ -1,6 +1,6 @@
 /** The organization plugin through organizationClient (docs/organizations.md). */
 import { type Run, type Scenario } from "../runner.ts";
-import { signUp, type Person } from "./helpers.ts";
+import { admin, signUp, type Person } from "./helpers.ts";
 
 /** Sign-up, then the mailed verification link followed: invitations need a verified recipient (Portcullis). */
 async function verifiedUser(s: Run, name: string): Promise<Person> {
@@ -83,6 +83,32 @@ export const organization: Scenario[] = [
       await s.call("dan leaves after removal", dan.actor, (c) => c.organization.leave({ organizationId: orgId }));
       await s.call("bob leaves", bob.actor, (c) => c.organization.leave({ organizationId: orgId }));
       await s.call("list-members after", ann.actor, (c) => c.organization.listMembers());
+    },
+  },
+  {
+    // Both targets run with `membershipLimit: 3` (targets): the owner and two members fill it.
+    name: "organization: the membership limit on accept-invitation and add-member",
+    async run(s) {
+      const ann = await verifiedUser(s, "ann");
+      const orgId = await orgOf(s, ann, s.username("full"));
+      const invited: Record<string, { person: Person; invitationId: string }> = {};
+      for (const name of ["bob", "cat", "dan"]) {
+        const person = await verifiedUser(s, name);
+        const inv = await s.call(`invite ${name}`, ann.actor, (c) => c.organization.inviteMember({ email: person.email, role: "member" }));
+        invited[name] = { person, invitationId: s.need(inv?.id, `${name}'s invitation`) };
+      }
+      const accept = (name: string, step: string) => s.call(step, invited[name]!.person.actor, (c) => c.organization.acceptInvitation({ invitationId: invited[name]!.invitationId }));
+      await accept("bob", "accept by bob (two members)");
+      await accept("cat", "accept by cat (three: the limit)");
+      await accept("dan", "accept by dan past the limit");
+      const dan = invited.dan!.person;
+      await s.call("dan's invitation is still pending", dan.actor, (c) => c.organization.getInvitation({ query: { id: invited.dan!.invitationId } }));
+      const root = await admin(s);
+      await s.call("an admin adds dan past the limit", root.actor, (c) => c.$fetch("/organization/add-member", { method: "POST", body: { userId: dan.id, organizationId: orgId, role: "member" } }));
+      await s.call("list-members at the limit", ann.actor, (c) => c.organization.listMembers({ query: { sortBy: "createdAt", sortDirection: "asc" } }));
+      await s.call("ann removes cat", ann.actor, (c) => c.organization.removeMember({ memberIdOrEmail: invited.cat!.person.email }));
+      await accept("dan", "accept by dan once a seat is free");
+      await s.call("list-members full again", ann.actor, (c) => c.organization.listMembers({ query: { sortBy: "createdAt", sortDirection: "asc" } }));
     },
   },
   {
