@@ -6,11 +6,11 @@ import { constantTimeEqual, sha256 } from "../../crypto/tokens.ts";
 import { OauthCode, OauthRefreshToken, Session, User } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { OAuthError } from "../../errors.ts";
-import { isBanActive, signingKey, userRow } from "../../core/index.ts";
+import { isBanActive, userRow } from "../../core/index.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
 import { allowedScopes, authenticateClient, type Client } from "./clients.ts";
 import { PKCE_VALUE, parseScopes } from "./oidc-provider.rules.ts";
-import { mintClientToken, mintTokens, revokeGrant, type TokenResponse } from "./tokens.ts";
+import { mintClientToken, mintingKeys, mintTokens, revokeGrant, type TokenResponse } from "./tokens.ts";
 
 /** The token endpoint's parameters (RFC 6749 §4.1.3, §4.4.2, §6). */
 export interface TokenRequest {
@@ -67,7 +67,7 @@ async function authorizationCode(app: App, em: EntityManager, client: Client, in
   if (!session || session.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the session that approved the code has ended");
   const user = await liveUser(app, em, row.user.id);
   const scopes = parseScopes(row.scopes);
-  const key = await signingKey(app);
+  const keys = await mintingKeys(app);
   return inTransaction(em, (tx) =>
     mintTokens(app, tx, {
       clientId: client.clientId,
@@ -83,7 +83,7 @@ async function authorizationCode(app: App, em: EntityManager, client: Client, in
       amr: row.amr ?? null,
       acr: row.acr ?? null,
       refresh: scopes.includes("offline_access") && client.grantTypes.includes("refresh_token"),
-    }, key),
+    }, keys),
   );
 }
 
@@ -104,7 +104,7 @@ async function refreshToken(app: App, em: EntityManager, client: Client, input: 
     await revokeGrant(app, em, row.grantId);
     throw invalidGrant("the refresh token was already used");
   }
-  const key = await signingKey(app);
+  const keys = await mintingKeys(app);
   return inTransaction(em, (tx) =>
     mintTokens(app, tx, {
       clientId: client.clientId,
@@ -119,7 +119,7 @@ async function refreshToken(app: App, em: EntityManager, client: Client, input: 
       acr: row.acr ?? null,
       // The grant keeps its scopes: a narrower refresh does not shrink the next refresh token.
       refresh: true,
-    }, key).then(async (answer) => {
+    }, keys).then(async (answer) => {
       if (scopes.length !== granted.length && answer.refresh_token) {
         await tx.nativeUpdate(OauthRefreshToken, { tokenHash: sha256(answer.refresh_token) }, { scopes: row.scopes });
       }
@@ -148,12 +148,12 @@ async function registeredGrant(app: App, em: EntityManager, client: Client, inpu
   const redeemed = await grant.redeem(app, em, input as Record<string, string | undefined>, client.clientId);
   const scopes = parseScopes(redeemed.scope).filter((s) => allowed.includes(s));
   const user = await liveUser(app, em, redeemed.userId);
-  const key = await signingKey(app);
+  const keys = await mintingKeys(app);
   return inTransaction(em, (tx) =>
     mintTokens(app, tx, {
       clientId: client.clientId, user, sessionId: null, originSessionId: null, grantId: randomUUID(), scopes, resource: null,
       authTime: app.clock.now(), refresh: scopes.includes("offline_access") && client.grantTypes.includes("refresh_token"),
-    }, key),
+    }, keys),
   );
 }
 

@@ -29,7 +29,7 @@ export function providerMetadata(app: App) {
     response_modes_supported: ["query"],
     grant_types_supported: supportedGrants(app),
     subject_types_supported: ["public"],
-    id_token_signing_alg_values_supported: [config.jwt.alg],
+    id_token_signing_alg_values_supported: [config.oidcProvider.idTokenSigningAlg],
     token_endpoint_auth_methods_supported: [...clientAuth, "none"],
     introspection_endpoint_auth_methods_supported: clientAuth,
     revocation_endpoint_auth_methods_supported: [...clientAuth, "none"],

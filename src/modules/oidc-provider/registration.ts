@@ -22,6 +22,7 @@ export const clientMetadata = z.object({
   token_endpoint_auth_method: z.enum(["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]).optional(),
   jwks: z.object({ keys: z.array(z.looseObject({ kty: z.string().max(16) })).min(1).max(10) }).optional(),
   jwks_uri: z.string().max(2048).optional(),
+  id_token_signed_response_alg: z.string().max(16).optional(),
   grant_types: z.array(z.string().max(128)).max(8).optional(),
   response_types: z.array(z.string().max(32)).max(4).optional(),
   client_name: z.string().max(255).optional(),
@@ -56,6 +57,9 @@ export function checkMetadata(app: App, raw: unknown, opts: { trusted: boolean }
   if (m.jwks_uri !== undefined) throw invalidMetadata("jwks_uri is not supported: register the public keys as jwks");
   if (method === "private_key_jwt" && !m.jwks) throw invalidMetadata("private_key_jwt needs jwks");
   if (m.jwks && m.jwks.keys.some((k) => "d" in k || "k" in k)) throw invalidMetadata("jwks must hold public keys only");
+  // OIDC Registration §2: ID tokens come signed with the one algorithm the provider is set to.
+  const idAlg = app.config.oidcProvider.idTokenSigningAlg;
+  if (m.id_token_signed_response_alg !== undefined && m.id_token_signed_response_alg !== idAlg) throw invalidMetadata(`id_token_signed_response_alg must be ${idAlg}`);
   if ((m.response_types ?? ["code"]).some((t) => t !== "code")) throw invalidMetadata("response_types must be [\"code\"]");
   const redirects = m.redirect_uris ?? [];
   if (grantTypes.includes("authorization_code") && redirects.length === 0) throw new OAuthError("INVALID_REDIRECT_URI", "redirect_uris are required", "invalid_redirect_uri");

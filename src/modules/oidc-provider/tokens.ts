@@ -4,7 +4,7 @@ import type { App } from "../../app.ts";
 import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { OauthAccessToken, OauthRefreshToken } from "../../db/entities/index.ts";
 import type { UserRow } from "../../db/session-store/index.ts";
-import { loadJose, type JwtAlg, type SigningKey } from "../../core/index.ts";
+import { loadJose, signingKey, type JwtAlg, type SigningKey } from "../../core/index.ts";
 import { issuerOf } from "./oidc-provider.rules.ts";
 import { amrClaim } from "./acr.ts";
 
@@ -83,16 +83,30 @@ export function namedClaims(claimsRequest: string | null | undefined, member: "i
 
 const namedIdTokenClaims = (claimsRequest: string | null | undefined) => namedClaims(claimsRequest, "id_token");
 
+/**
+ * What a grant signs with: JWT access tokens with the service's `jwt.alg` key, ID tokens with
+ * `oidcProvider.idTokenSigningAlg`'s (RS256 unless configured: OpenID Discovery §3 requires it).
+ */
+export interface MintingKeys {
+  accessToken: SigningKey;
+  idToken: SigningKey;
+}
+
+export async function mintingKeys(app: App): Promise<MintingKeys> {
+  const [accessToken, idToken] = await Promise.all([signingKey(app), signingKey(app, app.config.oidcProvider.idTokenSigningAlg)]);
+  return { accessToken, idToken };
+}
+
 async function signJwt(key: SigningKey, typ: string, claims: Record<string, unknown>): Promise<string> {
   const jose = await loadJose();
   return new jose.SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ }).sign(key.privateKey);
 }
 
 /**
- * `key`: the signing key, fetched before the caller's transaction opens (making the first key
- * writes through its own connection, which a SQLite transaction in progress would block).
+ * `keys`: the signing keys (mintingKeys), fetched before the caller's transaction opens (making a
+ * first key writes through its own connection, which a SQLite transaction in progress would block).
  */
-export async function mintTokens(app: App, tx: EntityManager, grant: Grant, key: SigningKey): Promise<TokenResponse> {
+export async function mintTokens(app: App, tx: EntityManager, grant: Grant, keys: MintingKeys): Promise<TokenResponse> {
   const cfg = app.config.oidcProvider;
   const now = app.clock.now();
   const iat = secondsOf(now);
@@ -101,7 +115,7 @@ export async function mintTokens(app: App, tx: EntityManager, grant: Grant, key:
   const iss = issuerOf(app.config);
   const sub = grant.user?.id ?? grant.clientId;
   const accessToken = grant.resource
-    ? await signJwt(key, "at+jwt", {
+    ? await signJwt(keys.accessToken, "at+jwt", {
         iss, sub, aud: grant.resource, client_id: grant.clientId, scope, iat, exp, jti: randomUUID(),
         ...(grant.originSessionId ? { sid: grant.originSessionId } : {}),
         ...(grant.authTime ? { auth_time: secondsOf(grant.authTime) } : {}),
@@ -143,7 +157,7 @@ export async function mintTokens(app: App, tx: EntityManager, grant: Grant, key:
     answer.refresh_token = refreshToken;
   }
   if (grant.user && grant.scopes.includes("openid")) {
-    answer.id_token = await signJwt(key, "JWT", {
+    answer.id_token = await signJwt(keys.idToken, "JWT", {
       ...userClaims(grant.user, grant.scopes, namedIdTokenClaims(grant.claimsRequest)),
       iss,
       aud: grant.clientId,
@@ -154,7 +168,7 @@ export async function mintTokens(app: App, tx: EntityManager, grant: Grant, key:
       ...(amrClaim(grant.amr) ? { amr: amrClaim(grant.amr) } : {}),
       ...(grant.nonce ? { nonce: grant.nonce } : {}),
       ...(grant.originSessionId ? { sid: grant.originSessionId } : {}),
-      at_hash: atHash(key.alg, accessToken),
+      at_hash: atHash(keys.idToken.alg, accessToken),
     });
   }
   return answer;

@@ -7,6 +7,7 @@
  * one). Where the suite accepts either of two outcomes, the test pins the one Portcullis gives.
  * Known suite warnings (not failures) are listed in docs/oidc-provider.md "Conformance".
  */
+import * as jose from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SECOND } from "../../harness/clock.ts";
 import { post, request } from "../../harness/http.ts";
@@ -105,10 +106,13 @@ describe("oidcc-basic-certification-test-plan", () => {
     // The suite skips it when discovery does not offer "none" (servers need not support it): Portcullis never signs with none.
     const meta = await discovery(server);
     expect(meta.id_token_signing_alg_values_supported).not.toContain("none");
+    // A client asking for unsigned ID tokens is refused at registration (OpenID Registration §2:
+    // only the provider's one ID-token algorithm), so no unsigned token is ever minted.
     const registered = await post(`${server.auth}/oauth2/register`, { redirect_uris: [REDIRECT], id_token_signed_response_alg: "none" });
-    expect(registered.status, registered.text).toBe(201);
-    const dynamic: Rp = { clientId: registered.body.client_id, clientSecret: registered.body.client_secret, auth: "client_secret_basic" };
-    const flow = await happyFlow(server, dynamic, await signUp(server));
+    expect(registered.status, registered.text).toBe(400);
+    expect(registered.body.error).toBe("invalid_client_metadata");
+    const flow = await happyFlow(server, rp, await signUp(server));
+    expect(jose.decodeProtectedHeader(flow.tokens.id_token).alg).toBe("RS256");
     expect(flow.tokens.id_token.split(".")[2]).not.toBe("");
   });
 

@@ -3,8 +3,10 @@
  * code + PKCE + state + nonce with RFC 9207 `iss`, the ID token, userinfo, refresh with
  * rotation, introspection, revocation, client credentials, the end-session URL).
  */
+import * as jose from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { get, post } from "../../harness/http.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 import { authorizeToCallback, browserGet, browserPost, REDIRECT, registerClient, signUp } from "./helpers.ts";
 
@@ -48,6 +50,25 @@ describe("openid-client 6 as the relying party", () => {
     expect(meta.code_challenge_methods_supported).toEqual(["S256"]);
     expect(meta.authorization_response_iss_parameter_supported).toBe(true);
     expect(meta.jwks_uri).toBe(`${server.auth}/jwks`);
+    // OpenID Discovery §3: RS256 whatever jwt.alg (EdDSA here, the default) the service's own JWTs use.
+    expect(meta.id_token_signing_alg_values_supported).toEqual(["RS256"]);
+  });
+
+  it("signs ID tokens with RS256 (the default) and the service's own JWTs with jwt.alg; a client may only register the one", async () => {
+    const { browser, tokens } = await signInThroughRp();
+    expect(jose.decodeProtectedHeader(tokens.id_token!).alg).toBe("RS256");
+    const own = await get(`${server.auth}/token`, { headers: { cookie: browser.cookie } });
+    expect(jose.decodeProtectedHeader(own.body.token).alg).toBe("EdDSA");
+    const jwks = jose.createLocalJWKSet((await get(`${server.auth}/jwks`)).body);
+    await expect(jose.jwtVerify(tokens.id_token!, jwks, { issuer: server.auth, audience: clientId, algorithms: ["RS256"] })).resolves.toBeDefined();
+    await expect(jose.jwtVerify(own.body.token, jwks, { algorithms: ["EdDSA"] })).resolves.toBeDefined();
+    const register = (alg: string) => post(`${server.auth}/oauth2/register`, { redirect_uris: [REDIRECT], id_token_signed_response_alg: alg });
+    expect((await register("RS256")).status).toBe(201);
+    for (const alg of ["EdDSA", "HS256", "none"]) {
+      const refused = await register(alg);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe("invalid_client_metadata");
+    }
   });
 
   it("signs a user in with code + PKCE + state + nonce, and the ID token carries the session's claims", async () => {
