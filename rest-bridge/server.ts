@@ -11,7 +11,7 @@ import { createCors, trpcVary } from "./cors.ts";
 import { sendError, sendJson } from "./errors.ts";
 import { checkLoginOrigin, checkOrigin, checkRateLimit, clientIpResolver, type ClientIpOf } from "./guards.ts";
 import { serveGetSession } from "./get-session.ts";
-import { leanHasPermission } from "./has-permission.ts";
+import { leanPath } from "./lean.ts";
 import { failureToErrorPage, prefersHtml, sendHtml, sendPage } from "./html.ts";
 import { createConsoleHandler } from "./console.ts";
 import { createOpenApiPages } from "./openapi.ts";
@@ -62,8 +62,8 @@ async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: 
   const ctx = createContext(app, { headers: req.headers, ip, requestId: call.requestId });
   let output: unknown;
   try {
-    // A lean path answers a route without the tRPC caller where one exists (has-permission.ts).
-    output = await (route.procedure === "organization.hasPermission" && leanHasPermission(ctx, input) || procedureAt(createCaller(ctx), route.procedure)(input));
+    // A lean path answers a hot route without the tRPC caller where one exists (lean.ts).
+    output = await (leanPath(route.procedure, ctx, input) ?? procedureAt(createCaller(ctx), route.procedure)(input));
   } catch (err) {
     // Cookies the procedure set or cleared before it failed still go out, as tRPC's adapter sends
     // them (responseMeta): an OAuth callback that used its state up clears the state cookie.

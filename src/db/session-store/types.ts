@@ -282,10 +282,7 @@ const num = (v: unknown): number | null => (v == null ? null : Number(v));
 
 /** Maps a KEY_COLUMNS row (pg answers bigint columns as strings). */
 export function mapKeyRow(r: Row, date: DateOf, bool: BoolOf): KeyWithUser {
-  const windowMs = num(r[6]);
-  const max = num(r[7]);
-  const refillAmount = num(r[9]);
-  const refillIntervalMs = num(r[10]);
+  const [windowMs, max, refillAmount, refillIntervalMs] = [num(r[6]), num(r[7]), num(r[9]), num(r[10])];
   return {
     key: {
       id: r[0] as string,

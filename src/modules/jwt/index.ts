@@ -3,6 +3,7 @@ import { sessionJwt } from "./tokens.ts";
 
 export { jwtDoc } from "./jwt.openapi.ts";
 export { jwtProcedures } from "./jwt.router.ts";
+export { sessionJwt } from "./tokens.ts";
 
 /**
  * JWTs in the kernel: every get-session answer with a session carries the caller's JWT in

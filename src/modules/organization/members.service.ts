@@ -161,7 +161,7 @@ export async function getActiveMemberRole(em: EntityManager, auth: ResolvedSessi
  * POST /organization/has-permission, whole: whether the caller's role in the organization
  * (`organizationId`, else the active one) grants every action, by the kernel's checker. The
  * membership is one prepared lookup (access.ts requireMembershipNow, docs/performance.md); `emOf` is asked for only when a dynamic role must be read. The procedure
- * and the REST bridge's lean path (has-permission.ts) both answer with it. Not a member: 403 (better-auth: 401).
+ * and the REST bridge's lean path (rest-bridge/lean.ts) both answer with it. Not a member: 403 (better-auth: 401).
  */
 export async function checkPermission(app: App, emOf: () => EntityManager, auth: ResolvedSession, input: HasPermissionInput) {
   const member = await requireMembershipNow(app, targetOrganizationId(auth, input.organizationId), auth.user.id, "NOT_A_MEMBER_OF_THE_ORGANIZATION");

@@ -37,7 +37,7 @@ const organizationRouterBuilt = router({
     const organizationId = input?.organizationSlug ? await orgs.organizationIdBySlug(ctx.em, input.organizationSlug) : targetOrganizationId(ctx.auth, input?.organizationId);
     return members.getActiveMemberRole(ctx.em, ctx.auth, organizationId, input?.userId);
   }),
-  /** The REST bridge answers it on a lean path too (has-permission.ts), with the same checkPermission. */
+  /** The REST bridge answers it on a lean path too (rest-bridge/lean.ts), with the same checkPermission. */
   hasPermission: authed.input(schema.hasPermissionInput).mutation(({ ctx, input }) => members.checkPermission(ctx.app, () => ctx.em, ctx.auth, input)),
   ...invitationProcedures,
   ...teamAndRoleProcedures,

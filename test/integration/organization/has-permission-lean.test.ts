@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { leanHasPermission } from "../../../rest-bridge/has-permission.ts";
+import { leanHasPermission } from "../../../rest-bridge/lean.ts";
 import { createContext } from "../../../src/trpc/context.ts";
 import { adminPost, bootstrapAdmin, signUp, type SignedInUser } from "../../harness/admin-helpers.ts";
 import { post, request, type Reply } from "../../harness/http.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 /**
- * POST /organization/has-permission's lean path (rest-bridge/has-permission.ts) answers exactly
+ * POST /organization/has-permission's lean path (rest-bridge/lean.ts) answers exactly
  * as the procedure does: status, body and headers, for every kind of caller and body. The
  * procedure's answer is the same request with one key the schema ignores (`via`): a body with a
  * key the lean path does not read always takes the procedure.
