@@ -127,5 +127,8 @@ export async function publishedKeys(app: App): Promise<{ keys: PublicJwk[] }> {
   const since = new Date(now - (longest + SKEW_SEC) * 1000);
   const rows = await app.orm.em.fork().find(JwksKey, { signsUntil: { $gt: since } }, { orderBy: { epoch: "desc" }, disableIdentityMap: true });
   const alive = (r: IJwksKey) => r.signsUntil.getTime() > now - ((lifetimes.get(r.alg) ?? longest) + SKEW_SEC) * 1000;
+  // jwt.alg's keys first (what a JWT-only resource server and better-auth's JWKS show), newest first within each.
+  const first = (r: IJwksKey) => (r.alg === app.config.jwt.alg ? 0 : 1);
+  rows.sort((a, b) => first(a) - first(b) || b.epoch - a.epoch);
   return { keys: rows.filter(alive).map((r) => ({ ...(JSON.parse(r.publicKey) as JWK & { kty: string }), kid: r.id, alg: r.alg, use: "sig" as const })) };
 }

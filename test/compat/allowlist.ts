@@ -153,6 +153,10 @@ export const allowlist: Allowed[] = [
     { scenario: "jwt: /token, /jwks, set-auth-jwt", step, path: "body.typ", betterAuth: null, portcullis: "JWT", contract: "§10 Plugins: a JWT's header has typ JWT (RFC 8725 §3.11 explicit typing)" },
   ]),
   { scenario: "jwt: /token, /jwks, set-auth-jwt", step: /^(jwks|the JWK Set's members)$/, path: /^body(\.keys)?\[0\](\.use)?$/, contract: "§10 Plugins: the JWKS keys carry use: sig" },
+  {
+    scenario: "jwt: /token, /jwks, set-auth-jwt", step: /^(jwks|the JWK Set's members)$/, path: /^body(\.keys)?\[1\]$/, betterAuth: A,
+    contract: "§10 Plugins: with the OpenID provider on (its default), the JWKS also publishes the provider's RS256 ID-token key after jwt.alg's: OpenID Discovery §3 requires RS256 (docs/oidc-provider.md)",
+  },
   // §10 Plugins: API keys (docs/machine-access.md)
   { scenario: /^api-key: /, step: "create without a session", path: "code", betterAuth: "UNAUTHORIZED_SESSION", portcullis: "UNAUTHORIZED", contract: "§3 Sessions: no session on an endpoint that needs one is 401 UNAUTHORIZED" },
   ...["change-password with the key", "create a key with the key", "revoke-sessions with the key"].map(
