@@ -21,6 +21,8 @@ export const OauthClient = defineEntity({
     authMethod: p.string().length(32),
     // RFC 7591 `jwks` (JSON): the public keys of a private_key_jwt client (OIDC Core §9).
     jwks: p.text().nullable(),
+    // RFC 7591 `jwks_uri`: where such a client publishes them instead (fetched under the SSRF guard).
+    jwksUri: p.text().nullable(),
     name: p.string().length(255).nullable(),
     uri: p.text().nullable(),
     logoUri: p.text().nullable(),

@@ -31,6 +31,8 @@ import { Migration20261209100000_auth_methods as SqliteAuthMethods } from "./sql
 import { Migration20261209100000_auth_methods as PostgresAuthMethods } from "./postgresql/Migration20261209100000_auth_methods.ts";
 import { Migration20261209110000_client_jwks as SqliteClientJwks } from "./sqlite/Migration20261209110000_client_jwks.ts";
 import { Migration20261209110000_client_jwks as PostgresClientJwks } from "./postgresql/Migration20261209110000_client_jwks.ts";
+import { Migration20261209120000_client_jwks_uri as SqliteClientJwksUri } from "./sqlite/Migration20261209120000_client_jwks_uri.ts";
+import { Migration20261209120000_client_jwks_uri as PostgresClientJwksUri } from "./postgresql/Migration20261209120000_client_jwks_uri.ts";
 
 // Listed explicitly (no file globbing): works the same under tsx, vitest and a bundle.
 // SQLite and PostgreSQL keep separate folders because their SQL differs (STACK.md trap 4).
@@ -51,6 +53,7 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261205000000_organizations", class: SqliteOrganizations },
   { name: "Migration20261209100000_auth_methods", class: SqliteAuthMethods },
   { name: "Migration20261209110000_client_jwks", class: SqliteClientJwks },
+  { name: "Migration20261209120000_client_jwks_uri", class: SqliteClientJwksUri },
 ];
 export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: PostgresInitial },
@@ -69,4 +72,5 @@ export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261205000000_organizations", class: PostgresOrganizations },
   { name: "Migration20261209100000_auth_methods", class: PostgresAuthMethods },
   { name: "Migration20261209110000_client_jwks", class: PostgresClientJwks },
+  { name: "Migration20261209120000_client_jwks_uri", class: PostgresClientJwksUri },
 ];

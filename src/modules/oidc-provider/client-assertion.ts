@@ -5,10 +5,11 @@ import { Verification } from "../../db/entities/index.ts";
 import { UniqueConstraintViolationException } from "../../db/mikro-orm.ts";
 import { loadJose } from "../../core/index.ts";
 import { endpointOf, issuerOf } from "./oidc-provider.rules.ts";
+import { remoteKeySet, type KeySet } from "./remote-jwks.ts";
 
 /**
  * `private_key_jwt` client authentication (OIDC Core §9, RFC 7523 §2.2, §3): the client signs a
- * short JWT with a key it registered (`jwks`), instead of sending a secret. `iss` and `sub` are
+ * short JWT with a key it registered (`jwks`) or publishes (`jwks_uri`, remote-jwks.ts), instead of sending a secret. `iss` and `sub` are
  * its client_id, `aud` this issuer or its token endpoint, `exp` at most ASSERTION_MAX_SEC ahead,
  * `jti` used once: its digest is kept until `exp` (a unique single-use record), so a replayed
  * assertion is refused. Asymmetric algorithms only: `none` and HMAC (a shared secret the
@@ -34,26 +35,48 @@ export async function assertionSubject(assertion: string): Promise<string | null
   }
 }
 
-/** Whether the assertion authenticates the client with these registered keys (every failure is the same invalid_client). */
-export async function verifyAssertion(app: App, em: EntityManager, clientId: string, jwks: string, assertion: string): Promise<boolean> {
+type Verified = { exp?: number; jti?: string } | "no-key" | null;
+
+/** The assertion's payload when one of `keys` verifies it; "no-key" when none is its key (a kid the set lacks). */
+async function verifyWith(app: App, clientId: string, keys: KeySet, assertion: string): Promise<Verified> {
   const jose = await loadJose();
-  const now = app.clock.now();
-  let payload: { exp?: number; jti?: string };
   try {
-    const keys = jose.createLocalJWKSet(JSON.parse(jwks) as { keys: never[] });
-    ({ payload } = await jose.jwtVerify(assertion, keys, {
+    const { payload } = await jose.jwtVerify(assertion, jose.createLocalJWKSet(keys as { keys: never[] }), {
       algorithms: ASSERTION_ALGS,
       issuer: clientId,
       subject: clientId,
       audience: [issuerOf(app.config), endpointOf(app.config, "/oauth2/token")],
       requiredClaims: ["exp", "jti"],
-      currentDate: now,
+      currentDate: app.clock.now(),
       clockTolerance: CLOCK_SKEW_SEC,
-    }));
-  } catch {
+    });
+    return payload;
+  } catch (err) {
+    return (err as { code?: unknown }).code === "ERR_JWKS_NO_MATCHING_KEY" ? "no-key" : null;
+  }
+}
+
+/**
+ * Whether the assertion authenticates the client with its registered keys, inline or fetched
+ * from its `jwks_uri` (every failure, a failed fetch too, is the same invalid_client).
+ */
+export async function verifyAssertion(app: App, em: EntityManager, clientId: string, source: { jwks: string | null; jwksUri: string | null }, assertion: string): Promise<boolean> {
+  let payload: Verified;
+  if (source.jwksUri) {
+    const keys = await remoteKeySet(app, clientId, source.jwksUri, { unknownKid: false });
+    payload = keys ? await verifyWith(app, clientId, keys, assertion) : null;
+    if (payload === "no-key") {
+      // A key the cached set lacks: the client may have rotated (refetched at most once a minute).
+      const fresher = await remoteKeySet(app, clientId, source.jwksUri, { unknownKid: true });
+      payload = fresher ? await verifyWith(app, clientId, fresher, assertion) : null;
+    }
+  } else if (source.jwks) {
+    payload = await verifyWith(app, clientId, JSON.parse(source.jwks) as KeySet, assertion);
+  } else {
     return false;
   }
-  const nowSec = Math.floor(now.getTime() / 1000);
+  if (payload === null || payload === "no-key") return false;
+  const nowSec = Math.floor(app.clock.now().getTime() / 1000);
   if (payload.exp! > nowSec + ASSERTION_MAX_SEC || typeof payload.jti !== "string" || payload.jti.length > 256) return false;
   return spendJti(app, em, clientId, payload.jti, payload.exp! + CLOCK_SKEW_SEC);
 }

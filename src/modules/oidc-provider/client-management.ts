@@ -20,6 +20,7 @@ export interface ClientFields {
   post_logout_redirect_uris?: string[] | undefined;
   token_endpoint_auth_method?: string | undefined;
   jwks?: { keys: Record<string, unknown>[] } | undefined;
+  jwks_uri?: string | undefined;
   grant_types?: string[] | undefined;
   response_types?: string[] | undefined;
   client_name?: string | undefined;
@@ -56,13 +57,13 @@ async function anyClient(em: EntityManager, clientId: string): Promise<Client> {
 
 /** POST /oauth2/create-client (owned by the caller) and /admin/oauth2/create-client (owned by no one). */
 export async function createManagedClient(app: App, em: EntityManager, actor: Actor & { userId: string }, body: ClientFields, owner: { userId: string } | { admin: true }) {
-  const m = checkMetadata(app, metadataOf(body), { trusted: true });
+  const m = await checkMetadata(app, metadataOf(body), { trusted: true });
   const scopes = (m.scope ?? "").split(" ").filter(Boolean);
   const admin = "admin" in owner;
   const { client, secret } = await createClient(app, em, {
     name: m.client_name, uri: m.client_uri, logoUri: m.logo_uri, tosUri: m.tos_uri, policyUri: m.policy_uri, contacts: m.contacts,
     redirectUris: m.redirect_uris ?? [], postLogoutRedirectUris: m.post_logout_redirect_uris, grantTypes: m.grant_types,
-    authMethod: m.token_endpoint_auth_method, jwks: m.jwks, scopes: scopes.length ? scopes : null, softwareId: m.software_id, softwareVersion: m.software_version,
+    authMethod: m.token_endpoint_auth_method, jwks: m.jwks, jwksUri: m.jwks_uri, scopes: scopes.length ? scopes : null, softwareId: m.software_id, softwareVersion: m.software_version,
     type: m.type ?? null, skipConsent: admin ? body.skip_consent : false, userId: admin ? null : owner.userId, metadata: admin ? body.metadata : undefined,
   });
   await recordAudit(em, app.clock, actor, {
@@ -83,9 +84,14 @@ export async function listOwnClients(em: EntityManager, userId: string) {
 /** The merged metadata checked as a whole, then the changed columns written. */
 async function applyUpdate(app: App, em: EntityManager, client: Client, update: ClientFields, admin: boolean) {
   const current = clientAnswer(client, null);
+  // New keys (inline or by URI) replace the current ones, whichever way those were given.
+  if (update.jwks !== undefined || update.jwks_uri !== undefined) {
+    delete current.jwks;
+    delete current.jwks_uri;
+  }
   const merged = { ...metadataOf(current as ClientFields), ...metadataOf(update) };
   const { public: _p, client_id: _c, client_id_issued_at: _i, ...checked } = merged as Record<string, unknown>;
-  const m = checkMetadata(app, checked, { trusted: true });
+  const m = await checkMetadata(app, checked, { trusted: true });
   if (m.token_endpoint_auth_method !== client.row.authMethod && (m.token_endpoint_auth_method === "none" || client.isPublic)) {
     throw new OAuthError("INVALID_CLIENT_METADATA", "a client cannot change between public and confidential", "invalid_client_metadata");
   }
@@ -95,7 +101,7 @@ async function applyUpdate(app: App, em: EntityManager, client: Client, update: 
     contacts: m.contacts?.length ? JSON.stringify(m.contacts) : null, redirectUris: JSON.stringify(m.redirect_uris ?? []),
     postLogoutRedirectUris: m.post_logout_redirect_uris?.length ? JSON.stringify(m.post_logout_redirect_uris) : null,
     grantTypes: JSON.stringify(m.grant_types), scopes: scopes.length ? JSON.stringify(scopes) : null, authMethod: m.token_endpoint_auth_method,
-    jwks: m.jwks ? JSON.stringify(m.jwks) : null, softwareId: m.software_id ?? null, softwareVersion: m.software_version ?? null, type: m.type ?? null,
+    jwks: m.jwks ? JSON.stringify(m.jwks) : null, jwksUri: m.jwks_uri ?? null, softwareId: m.software_id ?? null, softwareVersion: m.software_version ?? null, type: m.type ?? null,
     ...(admin && update.skip_consent !== undefined ? { skipConsent: update.skip_consent } : {}),
     ...(admin && update.disabled !== undefined ? { disabled: update.disabled } : {}),
     ...(admin && update.metadata !== undefined ? { metadata: JSON.stringify(update.metadata) } : {}),

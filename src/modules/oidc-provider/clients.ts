@@ -54,6 +54,8 @@ export interface NewClient {
   authMethod: "client_secret_basic" | "client_secret_post" | "none" | "private_key_jwt";
   /** RFC 7591 `jwks`: the public keys a `private_key_jwt` client signs its assertions with. */
   jwks?: { keys: unknown[] } | null | undefined;
+  /** RFC 7591 `jwks_uri`: where such a client publishes them instead (remote-jwks.ts). */
+  jwksUri?: string | null | undefined;
   scopes?: string[] | null | undefined;
   contacts?: string[] | undefined;
   tosUri?: string | null | undefined;
@@ -79,6 +81,7 @@ export async function createClient(app: App, em: EntityManager, input: NewClient
     secretExpiresAt: secret && input.secretExpiresInSec ? new Date(now.getTime() + input.secretExpiresInSec * 1000) : null,
     authMethod: input.authMethod,
     jwks: input.jwks ? JSON.stringify(input.jwks) : null,
+    jwksUri: input.jwksUri ?? null,
     name: input.name ?? null,
     uri: input.uri ?? null,
     logoUri: input.logoUri ?? null,
@@ -146,8 +149,9 @@ export async function authenticateClient(
     const subject = await assertionSubject(body.client_assertion);
     if (subject === null || (body.client_id !== undefined && body.client_id !== subject)) throw refused(false);
     const client = await findClient(em, subject);
-    if (!client || client.row.disabled || client.row.authMethod !== "private_key_jwt" || !client.row.jwks) throw refused(false);
-    if (!(await verifyAssertion(app, em, client.clientId, client.row.jwks, body.client_assertion))) throw refused(false);
+    if (!client || client.row.disabled || client.row.authMethod !== "private_key_jwt") throw refused(false);
+    const keys = { jwks: client.row.jwks ?? null, jwksUri: client.row.jwksUri ?? null };
+    if (!(await verifyAssertion(app, em, client.clientId, keys, body.client_assertion))) throw refused(false);
     return client;
   }
   if (basic && body.client_secret !== undefined) throw new OAuthError("INVALID_REQUEST", "Use one client authentication method");

@@ -46,6 +46,13 @@ export const oidcProviderConfig = z
         initialAccessToken: z.string().min(16).max(512).optional(),
         /** Registered clients' secrets expire after this many seconds (0: never). */
         secretExpiresInSec: z.number().int().min(0).default(0),
+        /**
+         * Let a client's `jwks_uri` be plain http and point at loopback, private (RFC 1918),
+         * link-local, CGNAT or unique-local addresses. Off: registration refuses such a URI and the
+         * key fetch never connects to one (SSRF guard, src/http/guarded-fetch.ts). For tests and
+         * closed networks only.
+         */
+        allowPrivateUris: z.boolean().default(false),
       })
       .strict()
       .prefault({}),

@@ -71,6 +71,7 @@ export const clientFields = z.object({
   post_logout_redirect_uris: z.array(z.string().max(2048)).max(20).optional(),
   token_endpoint_auth_method: z.enum(["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]).optional(),
   jwks: z.object({ keys: z.array(z.record(z.string().max(64), z.unknown())).max(10) }).optional(),
+  jwks_uri: z.string().max(2048).optional(),
   grant_types: z.array(z.string().max(128)).max(8).optional(),
   response_types: z.array(z.string().max(32)).max(4).optional(),
   client_name: z.string().max(255).optional(),

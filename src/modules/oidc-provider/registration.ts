@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { App } from "../../app.ts";
 import { constantTimeEqual, sha256 } from "../../crypto/tokens.ts";
 import { OAuthError } from "../../errors.ts";
+import { registrableUriProblem } from "../../http/guarded-fetch.ts";
 import { createClient, type Client } from "./clients.ts";
 import { supportedGrants } from "./grants.ts";
 import { isAcceptableRedirectUri } from "./oidc-provider.rules.ts";
@@ -41,7 +42,11 @@ export type ClientMetadata = z.infer<typeof clientMetadata>;
 const invalidMetadata = (description: string) => new OAuthError("INVALID_CLIENT_METADATA", description, "invalid_client_metadata");
 
 /** The metadata a client may register with, checked (RFC 7591 §2, §3.2.2). */
-export function checkMetadata(app: App, raw: unknown, opts: { trusted: boolean }): ClientMetadata & { grant_types: string[]; token_endpoint_auth_method: NonNullable<ClientMetadata["token_endpoint_auth_method"]> } {
+export async function checkMetadata(
+  app: App,
+  raw: unknown,
+  opts: { trusted: boolean },
+): Promise<ClientMetadata & { grant_types: string[]; token_endpoint_auth_method: NonNullable<ClientMetadata["token_endpoint_auth_method"]> }> {
   const parsed = clientMetadata.safeParse(raw);
   if (!parsed.success) throw invalidMetadata(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
   const m = parsed.data;
@@ -52,10 +57,16 @@ export function checkMetadata(app: App, raw: unknown, opts: { trusted: boolean }
   if (grantTypes.includes("client_credentials") && !opts.trusted) throw invalidMetadata("client_credentials needs an authenticated registration");
   const method = m.token_endpoint_auth_method ?? "client_secret_basic";
   if (method === "none" && grantTypes.includes("client_credentials")) throw invalidMetadata("a public client cannot use client_credentials");
-  // OIDC Core §9 private_key_jwt: the public keys inline. A jwks_uri would be fetched from an
-  // address the registrant chooses; not supported (docs/oidc-provider.md "Client authentication").
-  if (m.jwks_uri !== undefined) throw invalidMetadata("jwks_uri is not supported: register the public keys as jwks");
-  if (method === "private_key_jwt" && !m.jwks) throw invalidMetadata("private_key_jwt needs jwks");
+  // OIDC Core §9 private_key_jwt: the public keys inline (`jwks`) or where the client publishes
+  // them (`jwks_uri`), never both (RFC 7591 §2). The URI is fetched from an address the registrant
+  // chooses: checked here and again at every fetch (src/http/guarded-fetch.ts).
+  if (m.jwks && m.jwks_uri !== undefined) throw invalidMetadata("jwks and jwks_uri cannot both be present");
+  if (method === "private_key_jwt" && !m.jwks && m.jwks_uri === undefined) throw invalidMetadata("private_key_jwt needs jwks or jwks_uri");
+  if (m.jwks_uri !== undefined) {
+    if (method !== "private_key_jwt") throw invalidMetadata("jwks_uri is only used by private_key_jwt");
+    const problem = await registrableUriProblem(m.jwks_uri, { allowPrivate: app.config.oidcProvider.registration.allowPrivateUris });
+    if (problem) throw invalidMetadata(`jwks_uri ${problem}`);
+  }
   if (m.jwks && m.jwks.keys.some((k) => "d" in k || "k" in k)) throw invalidMetadata("jwks must hold public keys only");
   // OIDC Registration §2: ID tokens come signed with the one algorithm the provider is set to.
   const idAlg = app.config.oidcProvider.idTokenSigningAlg;
@@ -95,6 +106,7 @@ export function clientAnswer(client: Client, secret: string | null) {
     response_types: ["code"],
     token_endpoint_auth_method: r.authMethod,
     jwks: r.jwks ? (JSON.parse(r.jwks) as { keys: Record<string, unknown>[] }) : undefined,
+    jwks_uri: r.jwksUri ?? undefined,
     scope: client.scopes?.join(" "),
     software_id: r.softwareId ?? undefined,
     software_version: r.softwareVersion ?? undefined,
@@ -123,12 +135,12 @@ function admission(app: App, authorization: string | null): { trusted: boolean }
 /** POST /oauth2/register. */
 export async function register(app: App, em: EntityManager, authorization: string | null, raw: unknown) {
   const { trusted } = admission(app, authorization);
-  const m = checkMetadata(app, raw, { trusted });
+  const m = await checkMetadata(app, raw, { trusted });
   const scopes = (m.scope ?? "").split(" ").filter(Boolean);
   const { client, secret } = await createClient(app, em, {
     name: m.client_name, uri: m.client_uri, logoUri: m.logo_uri, tosUri: m.tos_uri, policyUri: m.policy_uri, contacts: m.contacts,
     redirectUris: m.redirect_uris ?? [], postLogoutRedirectUris: m.post_logout_redirect_uris, grantTypes: m.grant_types,
-    authMethod: m.token_endpoint_auth_method, jwks: m.jwks, scopes: scopes.length ? scopes : null, softwareId: m.software_id, softwareVersion: m.software_version,
+    authMethod: m.token_endpoint_auth_method, jwks: m.jwks, jwksUri: m.jwks_uri, scopes: scopes.length ? scopes : null, softwareId: m.software_id, softwareVersion: m.software_version,
     type: m.type ?? null, secretExpiresInSec: app.config.oidcProvider.registration.secretExpiresInSec,
   });
   return clientAnswer(client, secret);
