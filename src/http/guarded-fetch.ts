@@ -22,10 +22,16 @@ export interface GuardOptions {
   allowPrivate: boolean;
 }
 
+export type Resolver = (host: string) => Promise<{ address: string; family: number }[]>;
+
 export interface GuardedFetchOptions extends GuardOptions {
   timeoutMs?: number;
   maxBytes?: number;
+  /** The name's addresses; default the system resolver (dns.lookup). Injected by tests. */
+  resolve?: Resolver;
 }
+
+const systemResolve: Resolver = (host) => lookup(host, { all: true, verbatim: true });
 
 export const GUARDED_TIMEOUT_MS = 5_000;
 export const GUARDED_MAX_BYTES = 64 * 1024;
@@ -99,14 +105,14 @@ export function urlProblem(raw: string, opts: GuardOptions): string | null {
   return null;
 }
 
-async function resolveAll(host: string, timeoutMs: number): Promise<{ address: string; family: number }[]> {
+async function resolveAll(host: string, timeoutMs: number, resolve: Resolver = systemResolve): Promise<{ address: string; family: number }[]> {
   if (isIP(host)) return [{ address: host, family: isIP(host) }];
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new GuardedFetchError("DNS lookup timed out")), timeoutMs);
   });
   try {
-    return await Promise.race([lookup(host, { all: true, verbatim: true }), deadline]);
+    return await Promise.race([resolve(host), deadline]);
   } finally {
     clearTimeout(timer);
   }
@@ -136,7 +142,7 @@ export async function guardedGetJson<T>(raw: string, schema: z.ZodType<T>, opts:
   if (problem) throw new GuardedFetchError(`refused: ${problem}`);
   const timeoutMs = opts.timeoutMs ?? GUARDED_TIMEOUT_MS;
   const url = new URL(raw);
-  const addresses = await resolveAll(hostOf(url), timeoutMs).catch((err: unknown) => {
+  const addresses = await resolveAll(hostOf(url), timeoutMs, opts.resolve).catch((err: unknown) => {
     throw new GuardedFetchError("DNS lookup failed", { cause: err });
   });
   if (addresses.length === 0) throw new GuardedFetchError("DNS lookup found no address");

@@ -106,7 +106,7 @@ describe("private_key_jwt", () => {
     expect(after.body.active).toBe(false);
   });
 
-  it("registers through RFC 7591 with jwks (no secret issued); refuses it without keys, with private keys, or with a jwks_uri", async () => {
+  it("registers through RFC 7591 with jwks (no secret issued); refuses it without keys, with private keys, or with both jwks and jwks_uri", async () => {
     const ok = await post(`${server.auth}/oauth2/register`, { redirect_uris: [REDIRECT], token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [publicJwk] } });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.client_secret).toBeUndefined();
@@ -116,7 +116,7 @@ describe("private_key_jwt", () => {
     const cases = [
       { token_endpoint_auth_method: "private_key_jwt" },
       { token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [await exportJWK(pair.privateKey)] } },
-      { token_endpoint_auth_method: "private_key_jwt", jwks_uri: "https://rp.example.test/jwks" },
+      { token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [publicJwk] }, jwks_uri: "https://rp.example.test/jwks" },
     ];
     for (const extra of cases) {
       const res = await post(`${server.auth}/oauth2/register`, { redirect_uris: [REDIRECT], ...extra });
