@@ -147,13 +147,13 @@ export async function guardedGetJson<T>(raw: string, schema: z.ZodType<T>, opts:
   });
   if (addresses.length === 0) throw new GuardedFetchError("DNS lookup found no address");
   if (!opts.allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) throw new GuardedFetchError("refused: a private or loopback address");
-  const pinned = addresses[0]!;
+  const first = addresses[0]!;
   const agent = new (undici().Agent)({
     connect: {
       timeout: timeoutMs,
-      // The checked address, whatever the name would resolve to now.
+      // The checked addresses (all of them for happy eyeballs), whatever the name would resolve to now.
       lookup: (_host: string, options: { all?: boolean }, callback: LookupCallback) =>
-        options.all ? callback(null, [pinned]) : callback(null, pinned.address, pinned.family),
+        options.all ? callback(null, addresses) : callback(null, first.address, first.family),
     },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,

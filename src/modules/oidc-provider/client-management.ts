@@ -89,6 +89,8 @@ async function applyUpdate(app: App, em: EntityManager, client: Client, update: 
     delete current.jwks;
     delete current.jwks_uri;
   }
+  // Leaving private_key_jwt leaves its key URI behind (only that method uses it).
+  if (update.token_endpoint_auth_method !== undefined && update.token_endpoint_auth_method !== "private_key_jwt") delete current.jwks_uri;
   const merged = { ...metadataOf(current as ClientFields), ...metadataOf(update) };
   const { public: _p, client_id: _c, client_id_issued_at: _i, ...checked } = merged as Record<string, unknown>;
   const m = await checkMetadata(app, checked, { trusted: true });

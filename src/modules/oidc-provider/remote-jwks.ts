@@ -32,7 +32,9 @@ const keySetBody = z.object({
 interface Entry {
   uri: string;
   keys: KeySet | null;
-  /** When the last attempt started (ms, app clock), successful or not. */
+  /** When `keys` were fetched (ms, app clock). */
+  fetchedAt: number;
+  /** When the last attempt started, successful or not. */
   attemptedAt: number;
   pending: Promise<KeySet | null> | null;
 }
@@ -47,7 +49,7 @@ function cacheOf(app: App): Map<string, Entry> {
 
 function fetchInto(app: App, clientId: string, entry: Entry): Promise<KeySet | null> {
   const startedAt = app.clock.now().getTime();
-  const previous = entry.keys && startedAt - entry.attemptedAt < JWKS_TTL_MS ? entry.keys : null;
+  const previous = entry.keys && startedAt - entry.fetchedAt < JWKS_TTL_MS ? entry.keys : null;
   entry.attemptedAt = startedAt;
   const pending = guardedGetJson(entry.uri, keySetBody, { allowPrivate: app.config.oidcProvider.registration.allowPrivateUris }).then(
     (keys): KeySet => keys,
@@ -58,6 +60,7 @@ function fetchInto(app: App, clientId: string, entry: Entry): Promise<KeySet | n
   ).then((keys) => {
     // A failed refetch (after an unknown kid) keeps a set that is still fresh.
     entry.keys = keys ?? previous;
+    if (keys) entry.fetchedAt = startedAt;
     entry.pending = null;
     return keys;
   });
@@ -79,14 +82,13 @@ export async function remoteKeySet(app: App, clientId: string, uri: string, opts
   }
   if (!entry) {
     if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-    entry = { uri, keys: null, attemptedAt: 0, pending: null };
+    entry = { uri, keys: null, fetchedAt: 0, attemptedAt: 0, pending: null };
     cache.set(clientId, entry);
     return fetchInto(app, clientId, entry);
   }
   if (entry.pending) return entry.pending;
-  const age = now - entry.attemptedAt;
-  if (!entry.keys) return age < FAILURE_BACKOFF_MS ? null : fetchInto(app, clientId, entry);
-  if (age >= JWKS_TTL_MS) return fetchInto(app, clientId, entry);
+  const sinceAttempt = now - entry.attemptedAt;
+  if (!entry.keys || now - entry.fetchedAt >= JWKS_TTL_MS) return sinceAttempt < FAILURE_BACKOFF_MS ? null : fetchInto(app, clientId, entry);
   if (!opts.unknownKid) return entry.keys;
-  return age < JWKS_REFETCH_MS ? null : fetchInto(app, clientId, entry);
+  return sinceAttempt < JWKS_REFETCH_MS ? null : fetchInto(app, clientId, entry);
 }

@@ -183,6 +183,9 @@ describe("jwks_uri (allowPrivateUris on)", () => {
     const both = await call("/oauth2/update-client", { client_id: id, update: { jwks: { keys: [k1.jwk] }, jwks_uri: `${jwks.url}/jwks` } });
     expect(both.status).toBe(400);
     expect(both.body.error).toBe("invalid_client_metadata");
+    const secretBased = await call("/oauth2/update-client", { client_id: id, update: { token_endpoint_auth_method: "client_secret_basic" } });
+    expect(secretBased.status, secretBased.text).toBe(200);
+    expect(secretBased.body.jwks_uri).toBeUndefined();
   });
 });
 
