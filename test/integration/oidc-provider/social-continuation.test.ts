@@ -111,6 +111,18 @@ describe("social sign-in with oauth_query", () => {
     expect((await redeem(trusted, code, verifier, browser)).email).toBe(acct.email);
   });
 
+  it("a large authorize request (an 8 KB claims parameter) rides in the state row and still ends with a code", async () => {
+    const acct = account();
+    const claims = JSON.stringify({ userinfo: { email: null }, padding: "x".repeat(8000) });
+    const { query, verifier } = await signInPageQuery(trusted, { claims });
+    expect(query.length).toBeGreaterThan(8000);
+    const browser = new Browser();
+    const { callback } = await socialRoundTrip(browser, acct.sub, { oauth_query: query, callbackURL: "/app" });
+    expect(callback.status, callback.text).toBe(302);
+    const code = expectCodeAt(new URL(callback.headers.get("location")!));
+    expect((await redeem(trusted, code, verifier, browser)).email).toBe(acct.email);
+  });
+
   it("without oauth_query the callback goes to callbackURL as always", async () => {
     const acct = account();
     const { callback } = await socialRoundTrip(new Browser(), acct.sub, { callbackURL: "/app" });
@@ -144,6 +156,20 @@ describe("social sign-in with oauth_query", () => {
     expect(failed.origin + failed.pathname).toBe(`${PUBLIC_URL}/app/failed`);
     expect(failed.searchParams.get("error")).toBe("INVALID_OAUTH_QUERY");
     expect(cookieFrom(callback.headers)).toBeNull();
+  });
+
+  it("a client disabled during the round trip: the browser is shown the error page, never sent to the client; it is signed in", async () => {
+    const acct = account();
+    const doomed = await registerClient(server, { skipConsent: true });
+    const { query } = await signInPageQuery(doomed);
+    const browser = new Browser();
+    const { location } = await startAndAuthorize(server, oidc, browser, "oidc", acct.sub, { oauth_query: query, callbackURL: "/app" });
+    await server.portcullis.app.orm.em.fork().getConnection().execute("update oauth_clients set disabled = ? where client_id = ?", [true, doomed.clientId]);
+    const callback = await browser.get(location, { headers: { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" } });
+    expect(callback.status, callback.text).toBe(302);
+    expect(callback.headers.get("location")).toBe(`${PUBLIC_URL}/api/auth/error?error=CLIENT_DISABLED`);
+    // The sign-in itself succeeded, as when a sign-in body's oauth_query fails to continue.
+    expect(browser.value("portcullis.session_token")).not.toBeNull();
   });
 
   it("the state is single-use: its callback replayed with its cookie is refused and issues nothing", async () => {
