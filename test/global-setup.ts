@@ -8,11 +8,10 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import type { TestProject } from "vitest/node";
 // @ts-expect-error plain ESM script without types
 import { ensureBuilt } from "../scripts/build.mjs";
-import { databaseShape, POSTGRES_ADMIN_URL, testDialect, type MigratedTemplate } from "./harness/database.ts";
+import { databaseShape, POSTGRES_ADMIN_URL, testDialect, withAdmin, type MigratedTemplate } from "./harness/database.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -23,16 +22,6 @@ declare module "vitest" {
 function migrate(databaseUrl: string): void {
   const r = spawnSync(process.execPath, ["bin/portcullis.cjs", "migrate"], { env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: "utf8" });
   if (r.status !== 0) throw new Error(`migrating the test template failed:\n${r.stdout}\n${r.stderr}`);
-}
-
-async function connected<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await work(c);
-  } finally {
-    await c.end();
-  }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -47,17 +36,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
     };
   }
   const pool = `${name}_pool`;
-  await connected(POSTGRES_ADMIN_URL, async (c) => {
+  await withAdmin(async (c) => {
     await c.query(`CREATE DATABASE ${name}`);
     await c.query(`CREATE TABLE ${pool} (name text PRIMARY KEY)`);
   });
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
   migrate(url.toString());
-  const shape = await connected(url.toString(), databaseShape);
+  const shape = await withAdmin(databaseShape, url.toString());
   project.provide("migratedTemplate", { name, pool, shape });
   return () =>
-    connected(POSTGRES_ADMIN_URL, async (c) => {
+    withAdmin(async (c) => {
       for (const { name: db } of (await c.query<{ name: string }>(`SELECT name FROM ${pool}`)).rows) await c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
       await c.query(`DROP TABLE ${pool}`);
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

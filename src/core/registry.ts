@@ -126,7 +126,8 @@ export interface TokenGrant<A> {
 export interface SignInContinuation<A> {
   /** Throws when forged or expired; false when the family is off (the field is then ignored). */
   check(app: A, query: string): boolean;
-  continue(app: A, em: EntityManager, sessionToken: string, query: string): Promise<unknown>;
+  /** Where the authorize request goes next (the client with a code, the consent page, or an error). */
+  continue(app: A, em: EntityManager, sessionToken: string, query: string): Promise<{ redirect: true; url: string }>;
 }
 
 /**

@@ -14,7 +14,7 @@ import { testDialect } from "../harness/database.ts";
 import { post, request } from "../harness/http.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
 import { bootstrapAdmin, PASSWORD, signUp, type SignedInUser } from "../harness/admin-helpers.ts";
-import { clientAsPage, ensureConsole, openConsole, screenshots, seedUsers, signInConsole, startConsoleServer } from "./admin-console-helpers.ts";
+import { clientAsPage, closeConsole, ensureConsole, openConsole, screenshots, seedUsers, signInConsole, startConsoleServer } from "./admin-console-helpers.ts";
 
 /**
  * Who gets what at /admin: the files and their headers, the config switch, a plain user (refused,
@@ -40,11 +40,7 @@ beforeAll(async () => {
   if (hasChromium()) browser = await launchChromium();
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (shots.saved.length) console.info(`admin console screenshots (${testDialect}):\n  ${shots.saved.join("\n  ")}`);
-});
+afterAll(() => closeConsole(browser, server, shots, "admin console"));
 
 describe("serving /admin", () => {
   it("answers the app with its content types, cache headers and CSP; client routes get index.html", async () => {

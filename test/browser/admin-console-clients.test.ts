@@ -5,7 +5,7 @@ import { testDialect } from "../harness/database.ts";
 import type { TestServer } from "../harness/server.ts";
 import { bootstrapAdmin, PASSWORD, type SignedInUser } from "../harness/admin-helpers.ts";
 import { authorizeToCallback, authorizeUrl, pkce, REDIRECT, signUp, tokenRequest } from "../integration/oidc-provider/helpers.ts";
-import { ensureConsole, openConsole, screenshots, signInConsole, startConsoleServer } from "./admin-console-helpers.ts";
+import { closeConsole, ensureConsole, openConsole, screenshots, signInConsole, startConsoleServer } from "./admin-console-helpers.ts";
 
 /**
  * The console's OAuth clients page (docs/admin-console.md, docs/oidc-provider.md) in headless
@@ -29,11 +29,7 @@ beforeAll(async () => {
   ({ page, problems } = await openConsole(browser, server));
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (shots.saved.length) console.info(`clients screenshots (${testDialect}):\n  ${shots.saved.join("\n  ")}`);
-});
+afterAll(() => closeConsole(browser, server, shots, "clients"));
 
 describe.skipIf(!hasChromium() && !process.env.CI)(`admin console: OAuth clients in Chromium (${testDialect})`, () => {
   it("creates a client (secret once), edits it, rotates its secret, shows its consents, deletes it", async () => {

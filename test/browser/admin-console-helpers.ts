@@ -98,3 +98,10 @@ export async function clientAsPage(page: Page, server: TestServer): Promise<Port
   expect(cookie).toContain("session_token=");
   return createPortcullisClient({ url: server.url, cookie, origin: server.url });
 }
+
+/** A console test file's end: the browser and the server closed, the screenshots it took listed. */
+export async function closeConsole(browser: Browser | undefined, server: TestServer | undefined, shots: ReturnType<typeof screenshots>, label: string): Promise<void> {
+  await browser?.close();
+  await server?.close();
+  if (shots.saved.length) console.info(`${label} screenshots (${testDialect}):\n  ${shots.saved.join("\n  ")}`);
+}

@@ -5,7 +5,7 @@ import { testDialect } from "../harness/database.ts";
 import { post } from "../harness/http.ts";
 import type { TestServer } from "../harness/server.ts";
 import { bootstrapAdmin, PASSWORD, signUp, type SignedInUser } from "../harness/admin-helpers.ts";
-import { ensureConsole, openConsole, screenshots, signInConsole, startConsoleServer } from "./admin-console-helpers.ts";
+import { closeConsole, ensureConsole, openConsole, screenshots, signInConsole, startConsoleServer } from "./admin-console-helpers.ts";
 
 /**
  * The console's organizations (docs/organizations.md, docs/admin-console.md) in headless
@@ -39,11 +39,7 @@ beforeAll(async () => {
   ({ page, problems } = await openConsole(browser, server));
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (shots.saved.length) console.info(`organizations screenshots (${testDialect}):\n  ${shots.saved.join("\n  ")}`);
-});
+afterAll(() => closeConsole(browser, server, shots, "organizations"));
 
 describe.skipIf(!hasChromium() && !process.env.CI)(`admin console: organizations in Chromium (${testDialect})`, () => {
   it("lists the organizations with their member counts, and opens one: members and pending invitations", async () => {

@@ -6,7 +6,7 @@ import { hasChromium, launchChromium } from "../harness/browser.ts";
 import { testDialect } from "../harness/database.ts";
 import type { TestServer } from "../harness/server.ts";
 import { bootstrapAdmin, PASSWORD, signUp, type SignedInUser } from "../harness/admin-helpers.ts";
-import { clientAsPage, ensureConsole, openConsole, screenshots, seedUsers, signInConsole, startConsoleServer } from "./admin-console-helpers.ts";
+import { clientAsPage, closeConsole, ensureConsole, openConsole, screenshots, seedUsers, signInConsole, startConsoleServer } from "./admin-console-helpers.ts";
 
 /**
  * The admin console (/admin) in headless Chromium, as an admin uses it: sign in, find one user
@@ -39,11 +39,7 @@ beforeAll(async () => {
   ({ page, problems } = await openConsole(browser, server, "/admin/users"));
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (shots.saved.length) console.info(`admin console screenshots (${testDialect}):\n  ${shots.saved.join("\n  ")}`);
-});
+afterAll(() => closeConsole(browser, server, shots, "admin console"));
 
 /** In the page: the focused element's label (inputs) or text (links, buttons). */
 const FOCUSED_NAME = `(() => {

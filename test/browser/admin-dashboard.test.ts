@@ -4,11 +4,10 @@ import { AuditEvent } from "../../src/db/entities/index.ts";
 import { uuidv7 } from "../../src/core/ids.ts";
 import { hasChromium, launchChromium } from "../harness/browser.ts";
 import { DAY } from "../harness/clock.ts";
-import { testDialect } from "../harness/database.ts";
 import { post } from "../harness/http.ts";
 import { bootstrapAdmin, PASSWORD, signUp, type SignedInUser } from "../harness/admin-helpers.ts";
 import type { TestServer } from "../harness/server.ts";
-import { ensureConsole, openConsole, screenshots, seedUsers, signInConsole, startConsoleServer } from "./admin-console-helpers.ts";
+import { closeConsole, ensureConsole, openConsole, screenshots, seedUsers, signInConsole, startConsoleServer } from "./admin-console-helpers.ts";
 
 /**
  * The console's first page, the dashboard (docs/admin-console.md "Dashboard"), in Chromium over
@@ -46,11 +45,7 @@ beforeAll(async () => {
   if (hasChromium()) browser = await launchChromium();
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-  if (shots.saved.length) console.info(`dashboard screenshots (${testDialect}):\n  ${shots.saved.join("\n  ")}`);
-});
+afterAll(() => closeConsole(browser, server, shots, "dashboard"));
 
 describe.runIf(hasChromium())("the dashboard", () => {
   for (const scheme of ["light", "dark"] as const) {

@@ -1,11 +1,9 @@
-import { mkdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium, launchChromium } from "../harness/browser.ts";
-import { testDialect } from "../harness/database.ts";
 import { cookieFrom, get, post } from "../harness/http.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
+import { oidcShotsDir } from "./oidc-page-helpers.ts";
 import { authorizeToCallback, authorizeUrl, pkce, REDIRECT, registerClient, signUp, tokenRequest } from "../integration/oidc-provider/helpers.ts";
 
 /**
@@ -15,14 +13,14 @@ import { authorizeToCallback, authorizeUrl, pkce, REDIRECT, registerClient, sign
  * violation); screenshots in test-output/oidc/.
  */
 const PASSWORD = "password123";
-const shotsDir = fileURLToPath(new URL(`../../test-output/oidc/${testDialect}/`, import.meta.url));
+let shotsDir: string;
 
 let server: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
   if (!hasChromium()) return;
-  mkdirSync(shotsDir, { recursive: true });
+  shotsDir = oidcShotsDir();
   server = await startTestServer({}, { ownOrigin: true });
   browser = await launchChromium();
 });

@@ -1,11 +1,7 @@
-import { mkdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "../../src/modules/oidc-provider/clients.ts";
 import { hasChromium, launchChromium } from "../harness/browser.ts";
-import { openPage as openPageIn, pageAuthorizeUrl, RP_REDIRECT } from "./oidc-page-helpers.ts";
-import { testDialect } from "../harness/database.ts";
+import { oidcShotsDir, openPage as openPageIn, pageAuthorizeUrl, registerPageClient, RP_REDIRECT } from "./oidc-page-helpers.ts";
 import { post, uniqueEmail } from "../harness/http.ts";
 import { startTestServer, type TestServer } from "../harness/server.ts";
 import { SECOND } from "../harness/clock.ts";
@@ -18,7 +14,7 @@ import { totpCode } from "../../src/modules/two-factor/totp.ts";
  */
 const REDIRECT = RP_REDIRECT;
 const PASSWORD = "password123";
-const shotsDir = fileURLToPath(new URL(`../../test-output/oidc/${testDialect}/`, import.meta.url));
+let shotsDir: string;
 
 let server: TestServer;
 let browser: Browser;
@@ -26,10 +22,9 @@ let clientId: string;
 
 beforeAll(async () => {
   if (!hasChromium()) return;
-  mkdirSync(shotsDir, { recursive: true });
+  shotsDir = oidcShotsDir();
   server = await startTestServer({}, { ownOrigin: true });
-  const app = server.portcullis.app;
-  clientId = (await createClient(app, app.orm.em.fork(), { name: "Grafana", redirectUris: [REDIRECT], grantTypes: ["authorization_code"], authMethod: "none" })).client.clientId;
+  clientId = await registerPageClient(server);
   browser = await launchChromium();
 });
 afterAll(async () => {

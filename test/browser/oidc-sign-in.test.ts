@@ -107,11 +107,16 @@ describe.skipIf(!hasChromium() && !process.env.CI)("the sign-in page's passkey a
     expect(problems).toEqual([]);
   });
 
-  it("signs in with a social provider: the provider's round trip comes back to the page, which resumes the authorize request", async () => {
+  it("signs in with a social provider: the page sends its oauth_query along, and the provider's callback resumes the authorize request", async () => {
     const sub = `social-${Date.now().toString(36)}`;
     oidc.setAccount({ sub, email: `${sub}@example.test`, email_verified: true, name: "Social User" });
     const { page, problems } = await openPage();
     await playProvider(page, { sub });
+    // The callback itself sends the browser on to the consent page (not back to the sign-in page).
+    const callbackLocations: string[] = [];
+    page.on("response", (r) => {
+      if (new URL(r.url()).pathname === "/api/auth/callback/oidc") callbackLocations.push(r.headers().location ?? "");
+    });
     await page.goto(authorizeUrl());
     const button = page.locator("button[data-provider=oidc]");
     expect(await button.textContent()).toBe("Continue with oidc");
@@ -119,6 +124,7 @@ describe.skipIf(!hasChromium() && !process.env.CI)("the sign-in page's passkey a
     await page.keyboard.press("Enter");
     await page.waitForURL((u) => u.pathname === "/consent");
     await page.screenshot({ path: `${shotsDir}06-consent-after-social.png`, fullPage: true });
+    expect(callbackLocations.map((l) => new URL(l).pathname)).toEqual(["/consent"]);
     await allowAndLand(page);
     expect(problems).toEqual([]);
   });

@@ -295,6 +295,48 @@ export const allowlist: Allowed[] = [
     path: WHOLE_STEP,
     contract: "§10 Plugins: where better-auth is looser the specs win: never redirected to an unregistered URI (RFC 6749 §4.1.2.1), the browser is redirected (302) to the error page with the error code INVALID_REDIRECT_URI (better-auth: 200 JSON { redirect, url } with invalid_redirect)",
   },
+  // The app's own sign-in and consent pages (scenarios/oidc-pages.ts; docs/oidc-provider.md "Pages").
+  {
+    scenario: /^oidc-provider pages:/,
+    step: "authorize: to the app's sign-in page",
+    path: WHOLE_STEP,
+    contract: "§10 Plugins: where better-auth is looser the specs win: a browser navigation to the authorization endpoint is redirected (RFC 6749 §4.1.1, 302 to the sign-in page; better-auth answers 200 JSON { redirect, url }); the page's address is compared in the step \"the sign-in page's address\"",
+  },
+  {
+    scenario: /^oidc-provider pages:/,
+    step: /^sign-in\/email (on the sign-in page|with the page's oauth_query)$/,
+    path: "body.url",
+    contract: "§10 Plugins: the signed oauth_query's own parameters are Portcullis's (pc_iat for ba_iat, and pc_sid binding the consent step to the session it was shown to: docs/oidc-provider.md \"Pages\", \"Security\"); the consent page and the authorize request its address carries are compared in the step \"the sign-in page sends the browser to\"",
+  },
+  ...[
+    ["the sign-in page's address", "ba_iat ba_param exp sig", "ba_param exp pc_iat sig"],
+    ["the sign-in page sends the browser to", "ba_iat ba_param exp sig", "ba_param exp pc_iat pc_sid sig"],
+  ].map(
+    ([step, betterAuth, portcullis]): Allowed => ({
+      scenario: /^oidc-provider pages:/,
+      step,
+      path: "body.signature",
+      betterAuth,
+      portcullis,
+      contract: "§10 Plugins: the signed oauth_query's own parameters are Portcullis's: pc_iat (when it was signed) for better-auth's ba_iat, and on the consent page pc_sid, a digest of the session it was shown to (consent is bound to that session: docs/oidc-provider.md \"Security\"); both list what they sign in ba_param, as oauthProviderClient reads it",
+    }),
+  ),
+  {
+    scenario: "oidc-provider pages: a tampered oauth_query is refused",
+    step: /tampered oauth_query$/,
+    path: "code",
+    betterAuth: "invalid_signature",
+    portcullis: "INVALID_OAUTH_QUERY",
+    contract: "§1 Conventions and §10 Plugins: errors are { code, message }; a forged or expired oauth_query is 400 INVALID_OAUTH_QUERY, refused before the sign-in or the consent runs (better-auth: 400 { error: \"invalid_signature\" }; docs/oidc-provider.md \"Pages\")",
+  },
+  {
+    scenario: /^oidc-provider pages:/,
+    step: "token: the code again",
+    path: "status",
+    betterAuth: 401,
+    portcullis: 400,
+    contract: "§10 Plugins: where better-auth is looser the specs win: a used code is RFC 6749 §5.2 invalid_grant with 400 (better-auth: 401), and revokes what it issued (RFC 6749 §4.1.2)",
+  },
 ];
 
 /**

@@ -16,7 +16,7 @@ import { defaultRoles } from "better-auth/plugins/admin/access";
 import { apiKey } from "@better-auth/api-key";
 import type { TestOidcProvider } from "../harness/oidc.ts";
 import { loopbackProviders, verifyLoopbackIdToken } from "./better-auth-providers.ts";
-import { BASE_PATH, MailCursor, PASSKEY_RP, SECRET, sleep, TWO_FACTOR_ISSUER, type ReadableMail, type Target, type Variant } from "./targets.ts";
+import { APP_PAGES, BASE_PATH, MailCursor, PASSKEY_RP, SECRET, sleep, TWO_FACTOR_ISSUER, type ReadableMail, type Target, type Variant } from "./targets.ts";
 
 export async function startBetterAuth(port: number, oidc: TestOidcProvider): Promise<Target> {
   const origin = `http://127.0.0.1:${port}`;
@@ -104,10 +104,9 @@ export async function startBetterAuth(port: number, oidc: TestOidcProvider): Pro
       bearer(),
       loopbackProviders(oidc),
       // The OpenID provider (docs/oidc-provider.md): Portcullis's defaults where better-auth has an option
-      // (open registration, the built-in pages' paths, the scopes).
+      // (open registration, the scopes); the app's own sign-in and consent pages on both servers.
       oauthProvider({
-        loginPage: "/sign-in",
-        consentPage: "/consent",
+        ...APP_PAGES,
         scopes: ["openid", "profile", "email", "offline_access"],
         allowDynamicClientRegistration: true,
         allowUnauthenticatedClientRegistration: true,

@@ -4,7 +4,8 @@
  * same id as before" still compares; dates become `<date>`; secrets (session, verification and
  * provider tokens, state, PKCE values, WebAuthn challenges) become `<token>`; user codes and
  * backup codes keep only their shape; an `otpauth://` URI becomes what an authenticator app
- * reads from it, its secret left out; each server's own origin becomes `<self>` and the
+ * reads from it, its secret left out; a signed `oauth_query` keeps its parameters, its signature
+ * and times become placeholders; each server's own origin becomes `<self>` and the
  * provider's `<provider>`, with query parameters sorted. Emails, usernames and provider
  * subjects are the same strings on both sides (each server has its own database), so they
  * compare as they are.
@@ -17,7 +18,14 @@ const TOKEN_KEY = /^(token|sessionToken|accessToken|refreshToken|idToken|access_
 /** Query parameters that carry secrets or per-flow randomness. */
 const TOKEN_PARAM = new Set(["token", "state", "code", "code_challenge", "nonce", "device_code"]);
 const USER_CODE = new Set(["user_code", "userCode"]);
-const URL_PARAM = new Set(["redirect_uri", "callbackURL", "errorCallbackURL", "newUserCallbackURL", "redirectTo"]);
+/** `iss`: RFC 9207's issuer in an authorization response. */
+const URL_PARAM = new Set(["redirect_uri", "callbackURL", "errorCallbackURL", "newUserCallbackURL", "redirectTo", "iss"]);
+/**
+ * The bookkeeping of an OpenID provider's signed `oauth_query` (the pages' query): the signature
+ * and the times it was signed and expires (each server's own MAC, its own instant), and
+ * Portcullis's digest of the session a consent step is bound to.
+ */
+const SIGNED_QUERY_PARAM: Record<string, string> = { sig: "<signature>", exp: "<date>", ba_iat: "<date>", pc_iat: "<date>", pc_sid: "<token>" };
 
 export class Normaliser {
   private readonly ids = new Map<string, string>();
@@ -48,6 +56,8 @@ export class Normaliser {
     if (key === "expires_in" && typeof value === "number") return Math.round(value / 10) * 10;
     // RFC 7591 §3.2.1 `client_id_issued_at`: a date in epoch seconds, a placeholder like the ISO dates (the two servers may straddle a second).
     if (key === "client_id_issued_at" && typeof value === "number") return "<date>";
+    // A token response's `expires_at` (better-auth's oauth-provider, epoch seconds): a date, placeholder as above.
+    if (key === "expires_at" && typeof value === "number") return "<date>";
     if (typeof value !== "string") return value;
     if (this.ids.has(value)) return this.ids.get(value);
     // An OpenID provider's client ids: each server's own random strings, compared as ids.
@@ -81,6 +91,9 @@ export class Normaliser {
 
   private param(key: string, value: string): string {
     if (TOKEN_PARAM.has(key)) return "<token>";
+    if (key in SIGNED_QUERY_PARAM) return SIGNED_QUERY_PARAM[key]!;
+    // An RFC 6749 error redirect's description: human text, not compared (as error bodies' messages, runner.ts).
+    if (key === "error_description") return "<message>";
     if (USER_CODE.has(key)) return userCodeShape(value);
     if (URL_PARAM.has(key)) return this.url(value);
     if (this.ids.has(value)) return this.ids.get(value)!;

@@ -10,7 +10,7 @@ import { oidcProviders } from "../harness/oauth-helpers.ts";
 import { createTestDatabase } from "../harness/database.ts";
 import type { TestOidcProvider } from "../harness/oidc.ts";
 import { startSmtpSink, type ReceivedMail } from "../harness/smtp.ts";
-import { BASE_PATH, MailCursor, PASSKEY_RP, SECRET, TWO_FACTOR_ISSUER, type ReadableMail, type Target } from "./targets.ts";
+import { APP_PAGES, BASE_PATH, MailCursor, PASSKEY_RP, SECRET, TWO_FACTOR_ISSUER, type ReadableMail, type Target } from "./targets.ts";
 
 /**
  * Real time, as better-auth sees it (records made one after the other get increasing
@@ -44,6 +44,8 @@ export async function startPortcullis(port: number, oidc: TestOidcProvider): Pro
     // A membership limit of three on both sides: the scenario that fills an organization stays small.
     organization: { teams: { enabled: true }, membershipLimit: 3 },
     providers: oidcProviders(oidc),
+    // The app's own sign-in and consent pages, as better-auth's oauth-provider is configured (targets.ts APP_PAGES).
+    oidcProvider: { ...APP_PAGES },
   });
   await portcullis.listen(port, "127.0.0.1");
   const cursor = new MailCursor(() => sink.messages.flatMap((m) => m.to.map((to) => readable(to, m))));

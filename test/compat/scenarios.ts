@@ -15,6 +15,7 @@ import { social } from "./scenarios/social.ts";
 import { twoFactor } from "./scenarios/two-factor.ts";
 import { user } from "./scenarios/user.ts";
 import { oidcProvider } from "./scenarios/oidc-provider.ts";
+import { oidcPages } from "./scenarios/oidc-pages.ts";
 
 export const scenarios: Scenario[] = [
   ...emailPassword,
@@ -31,5 +32,6 @@ export const scenarios: Scenario[] = [
   ...misc,
   ...passwordless,
   ...oidcProvider,
+  ...oidcPages,
   ...organization,
 ];

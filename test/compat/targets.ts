@@ -46,6 +46,12 @@ export const TWO_FACTOR_ISSUER = "compat";
  * no ceremony runs here (the browser test does), so it only has to be the same on both sides.
  */
 export const PASSKEY_RP = { id: "localhost", name: "Compat" } as const;
+/**
+ * Both servers' OpenID provider pages (`oidcProvider.loginPage` / `consentPage`, better-auth's
+ * oauth-provider `loginPage` / `consentPage`): an app's own pages, on the app's origin. The
+ * authorize request reaches them as a signed `oauth_query` (scenarios/oidc-pages.ts).
+ */
+export const APP_PAGES = { loginPage: "https://app.example.test/oauth/sign-in", consentPage: "https://app.example.test/oauth/consent" } as const;
 
 export async function freePort(): Promise<number> {
   const probe = createServer();

@@ -24,7 +24,8 @@ export interface MigratedTemplate {
   shape?: string;
 }
 
-async function withAdmin<T>(work: (c: pg.Client) => Promise<T>, url = POSTGRES_ADMIN_URL): Promise<T> {
+/** One admin connection for `work` (the global setup's too), closed after it. */
+export async function withAdmin<T>(work: (c: pg.Client) => Promise<T>, url = POSTGRES_ADMIN_URL): Promise<T> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {

@@ -16,24 +16,27 @@ export const oauthDoc = moduleDoc({
       summary: "Start a social sign-in, or sign in with a provider's ID token",
       description:
         "`{ url, redirect }` (+ `Location` and the state cookie) to send the browser to the provider; with `idToken` (native apps), " +
-        "a session at once (or `twoFactorRedirect`).",
+        "a session at once (or `twoFactorRedirect`). With `oauth_query` (an authorize request's sign-in page), the callback continues " +
+        "that request (docs/oidc-provider.md); a forged or expired one is refused first.",
       access: "public",
       output: z.union([
         twoFactorRedirect,
         z.object({ redirect: z.literal(false), token: z.string().nullable(), user: userRecord }),
         authorization,
       ]),
-      errors: ["PROVIDER_NOT_FOUND", "INVALID_CALLBACK_URL", "ID_TOKEN_NOT_SUPPORTED", "INVALID_ID_TOKEN", ...SIGN_IN_OUTCOMES],
+      errors: ["PROVIDER_NOT_FOUND", "INVALID_CALLBACK_URL", "INVALID_OAUTH_QUERY", "ID_TOKEN_NOT_SUPPORTED", "INVALID_ID_TOKEN", ...SIGN_IN_OUTCOMES],
     },
     callback: {
       summary: "The provider's redirect back",
       description:
         "302 to the flow's callbackURL (a new user: newUserCallbackURL) with the session cookie; failures go to its errorCallbackURL " +
-        "with `?error=CODE` when it set one. Needs the state cookie of the browser that started the flow.",
+        "with `?error=CODE` when it set one. Needs the state cookie of the browser that started the flow. A sign-in started with " +
+        "`oauth_query` goes to that authorize request's next step instead (the consent page, or the client with a code); the request " +
+        "expired meanwhile: INVALID_OAUTH_QUERY, before the sign-in.",
       access: "public",
       output: redirectAnswer,
       redirect: "always",
-      errors: ["PROVIDER_NOT_FOUND", "INVALID_CALLBACK_REQUEST", "STATE_MISMATCH", "ISSUER_MISMATCH", "USER_NOT_FOUND", ...SIGN_IN_OUTCOMES],
+      errors: ["PROVIDER_NOT_FOUND", "INVALID_CALLBACK_REQUEST", "STATE_MISMATCH", "ISSUER_MISMATCH", "USER_NOT_FOUND", "INVALID_OAUTH_QUERY", ...SIGN_IN_OUTCOMES],
     },
     callbackPost: {
       summary: "The provider's form_post response",

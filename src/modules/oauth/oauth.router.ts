@@ -45,7 +45,8 @@ const idTokenAudit = signInAudit("id-token", { applies: (_ctx, input) => Boolean
 export const oauthProcedures = {
   signInSocial: publicProcedure.input(schema.signInSocialInput).use(idTokenAudit).mutation(async ({ ctx, input }) => {
     if (input.idToken) return idTokenAnswer(ctx, await signInWithIdToken(ctx.app, ctx.em, ctx.req, { provider: input.provider, idToken: input.idToken }));
-    const authorization = await service.startAuthorization(ctx.app, ctx.em, input);
+    const oauthQuery = service.continuationOf(ctx.app, input.oauth_query);
+    const authorization = await service.startAuthorization(ctx.app, ctx.em, { ...input, oauthQuery });
     return authorizationAnswer(ctx, authorization, input.disableRedirect);
   }),
 
@@ -63,7 +64,8 @@ export const oauthProcedures = {
    * The provider's redirect. A browser redirect: the session goes in the cookie only, no
    * `set-auth-token`. A mutation (it uses the state up), though it arrives as a GET. The state
    * cookie is cleared once it has served (service.settlesStateCookie), with a failure too (the
-   * bridge and tRPC send a failed call's cookies).
+   * bridge and tRPC send a failed call's cookies). A sign-in started with `oauth_query` goes on
+   * with that authorize request, as the continuation middleware does for the other sign-ins.
    */
   callback: publicProcedure.input(schema.callbackInput).use(signInAudit("social")).mutation(async ({ ctx, input }) => {
     const stateCookie = ctx.readCookie(STATE_COOKIE);
@@ -81,14 +83,17 @@ export const oauthProcedures = {
       ctx.effects.failure = err.error.authCode; // the metrics' and the audit's outcome
       return { redirect: true as const, url };
     }
+    let url = outcome.redirectTo;
     if (outcome.kind === "signed-in") {
       handOverSecondStep(ctx, outcome.session.secondStep);
       const { token, cookieMaxAgeSec } = outcome.session;
       if (token) ctx.effects.sessionCookie = { token, maxAgeSec: cookieMaxAgeSec };
       if (token && ctx.req.signInAttempt) ctx.req.signInAttempt.userId = outcome.session.userId;
+      const hook = ctx.app.registry.signInContinuation;
+      if (token && outcome.continueWith && hook) url = (await hook.continue(ctx.app, ctx.em, token, outcome.continueWith)).url;
     }
-    ctx.effects.redirect = outcome.redirectTo;
-    return { redirect: true as const, url: outcome.redirectTo };
+    ctx.effects.redirect = url;
+    return { redirect: true as const, url };
   }),
 
   /**

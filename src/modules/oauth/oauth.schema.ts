@@ -26,6 +26,12 @@ export const signInSocialInput = z.object({
   disableRedirect: formBoolean.optional(),
   scopes,
   idToken: idTokenInput.optional(),
+  /**
+   * The signed authorize request an app's sign-in page received (better-auth's oauth-provider
+   * wire): after the provider's round trip, the callback continues it instead of going to
+   * callbackURL. A forged or expired one: 400 INVALID_OAUTH_QUERY (trpc/init.ts continuation).
+   */
+  oauth_query: z.string().min(1, "is required").max(16384).optional(),
 });
 
 export const linkSocialInput = z.object({

@@ -23,6 +23,8 @@ export interface StartInput {
   scopes?: string[] | undefined;
   /** /link-social: the signed-in caller. */
   linkUserId?: string | null;
+  /** /sign-in/social: a verified `oauth_query` the callback's sign-in continues (continuationOf). */
+  oauthQuery?: string | null;
 }
 
 export interface Authorization {
@@ -47,6 +49,8 @@ export async function startAuthorization(app: App, em: EntityManager, input: Sta
     linkUserId: input.linkUserId ?? null,
     scopes,
     nonce,
+    // A link continues no authorize request.
+    oauthQuery: input.linkUserId ? null : (input.oauthQuery ?? null),
   });
   const url = provider.authorizationUrl({ state, codeChallenge: codeChallengeS256(codeVerifier), redirectUri: redirectUri(app, provider.name), scopes, nonce });
   return { url, stateCookie: stateCookieValue(app, state) };
@@ -101,7 +105,21 @@ export interface CallbackInput {
   stateCookie: string | null;
 }
 
-export type CallbackOutcome = { kind: "signed-in"; session: SocialSignIn; redirectTo: string } | { kind: "linked"; redirectTo: string };
+/**
+ * `continueWith`: the start's `oauth_query`, for a sign-in that handed over a session; the router
+ * then answers where that authorize request goes next instead of `redirectTo`.
+ */
+export type CallbackOutcome = { kind: "signed-in"; session: SocialSignIn; redirectTo: string; continueWith: string | null } | { kind: "linked"; redirectTo: string };
+
+/**
+ * The body's `oauth_query` when it is one to continue: the continuation middleware (trpc/init.ts)
+ * has already refused a forged or expired one with 400 INVALID_OAUTH_QUERY; null when the OpenID
+ * provider is off (the field is then ignored, as on every sign-in).
+ */
+export function continuationOf(app: App, query: string | undefined): string | null {
+  const hook = app.registry.signInContinuation;
+  return query && hook?.check(app, query) ? query : null;
+}
 
 const emailFormat = z.email();
 
@@ -159,6 +177,9 @@ export async function handleCallback(app: App, em: EntityManager, req: RequestMe
   }
   const code = input.code;
   try {
+    // The authorize request this sign-in is for, checked again before the code is spent: one that
+    // expired during the round trip fails the callback (400 INVALID_OAUTH_QUERY, before any sign-in).
+    const continueWith = state.linkUserId || !state.oauthQuery ? null : continuationOf(app, state.oauthQuery);
     const redirect = redirectUri(app, provider.name);
     const tokens = await upstream(app, req, provider, "token exchange", () =>
       provider.exchangeCode({ code, codeVerifier: state.codeVerifier, redirectUri: redirect }),
@@ -177,7 +198,9 @@ export async function handleCallback(app: App, em: EntityManager, req: RequestMe
     const target = session.isNewUser && state.newUserCallbackURL ? state.newUserCallbackURL : (state.callbackURL ?? "/");
     // A pending two-factor sign-in (twoFactor.enforceOnSocial): the app's page asks for the second step.
     const pending = session.secondStep?.kind === "pending";
-    return { kind: "signed-in", session, redirectTo: callbackWith(app, target, pending ? { twoFactorRedirect: "true" } : {}) };
+    // Pending, the app's page still holds its oauth_query and sends it with the second step, as after any sign-in.
+    const redirectTo = callbackWith(app, target, pending ? { twoFactorRedirect: "true" } : {});
+    return { kind: "signed-in", session, redirectTo, continueWith: pending || !session.token ? null : continueWith };
   } catch (err) {
     if (err instanceof AuthError) throw new CallbackFailure(err, state.errorCallbackURL);
     throw err;

@@ -25,6 +25,13 @@ const stateValueSchema = z.object({
   linkUserId: z.string().nullable(),
   scopes: z.array(z.string()),
   nonce: z.string().nullable(),
+  /**
+   * /sign-in/social's `oauth_query` (core/registry.ts SignInContinuation), verified at the start:
+   * the callback's sign-in goes on with that authorize request. The row's value is text (no
+   * length limit on either dialect); the body field is at most 16 KiB. Absent in a row saved
+   * before this field was: none.
+   */
+  oauthQuery: z.string().nullable().default(null),
 });
 
 export type OAuthState = z.output<typeof stateValueSchema>;

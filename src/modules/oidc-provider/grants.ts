@@ -40,9 +40,9 @@ function requireGrantType(client: Client, grantType: string): void {
 }
 
 /**
- * RFC 6749 §4.1.3 with RFC 7636 §4.6: the code is spent by one conditional update before
- * anything else is checked; a code presented a second time revokes every token issued from it
- * (RFC 6749 §4.1.2).
+ * RFC 6749 §4.1.3 with RFC 7636 §4.6: single use by one conditional update, in the same
+ * transaction as the tokens it buys (one commit); a request that fails a check still spends the
+ * code. A code presented a second time revokes every token issued from it (RFC 6749 §4.1.2).
  */
 async function authorizationCode(app: App, em: EntityManager, client: Client, input: TokenRequest): Promise<TokenResponse> {
   if (!input.code || input.code.length > 256) throw new OAuthError("INVALID_REQUEST", "code is required");
@@ -50,26 +50,30 @@ async function authorizationCode(app: App, em: EntityManager, client: Client, in
   const row = await em.findOne(OauthCode, { codeHash: sha256(input.code) }, { disableIdentityMap: true });
   if (!row) throw invalidGrant("invalid code");
   const now = app.clock.now();
-  const spent = await em.nativeUpdate(OauthCode, { id: row.id, usedAt: null }, { usedAt: now });
-  if (spent !== 1) {
-    await revokeGrant(app, em, row.id);
-    throw invalidGrant("the code was already used");
+  const spend = (tx: EntityManager) => spendOnce(tx.nativeUpdate(OauthCode, { id: row.id, usedAt: null }, { usedAt: now }));
+  let user: UserRow;
+  try {
+    if (row.clientId !== client.clientId) throw invalidGrant("the code was issued to another client");
+    if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the code has expired");
+    if (input.redirect_uri !== row.redirectUri) throw invalidGrant("redirect_uri does not match the authorization request");
+    // RFC 9700 §4.8.2: a verifier for a code issued without a challenge is a downgrade attempt.
+    if (row.codeChallenge === "" ? input.code_verifier !== undefined : !input.code_verifier || !constantTimeEqual(codeChallengeS256(input.code_verifier), row.codeChallenge)) {
+      throw invalidGrant("code_verifier does not match the code_challenge");
+    }
+    // The session that approved it must still be there: a sign-out in between ends the grant.
+    const session = await em.findOne(Session, { id: row.sessionId }, { disableIdentityMap: true, fields: ["id", "expiresAt"] });
+    if (!session || session.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the session that approved the code has ended");
+    user = await liveUser(app, em, row.user.id);
+  } catch (err) {
+    // Refused, yet spent all the same; a replay is told as such (and revokes the grant).
+    await replayed(app, em, () => spend(em), row.id);
+    throw err;
   }
-  if (row.clientId !== client.clientId) throw invalidGrant("the code was issued to another client");
-  if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the code has expired");
-  if (input.redirect_uri !== row.redirectUri) throw invalidGrant("redirect_uri does not match the authorization request");
-  // RFC 9700 §4.8.2: a verifier for a code issued without a challenge is a downgrade attempt.
-  if (row.codeChallenge === "" ? input.code_verifier !== undefined : !input.code_verifier || !constantTimeEqual(codeChallengeS256(input.code_verifier), row.codeChallenge)) {
-    throw invalidGrant("code_verifier does not match the code_challenge");
-  }
-  // The session that approved it must still be there: a sign-out in between ends the grant.
-  const session = await em.findOne(Session, { id: row.sessionId }, { disableIdentityMap: true, fields: ["id", "expiresAt"] });
-  if (!session || session.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the session that approved the code has ended");
-  const user = await liveUser(app, em, row.user.id);
   const scopes = parseScopes(row.scopes);
   const keys = await mintingKeys(app);
-  return inTransaction(em, (tx) =>
-    mintTokens(app, tx, {
+  return replayed(app, em, () => inTransaction(em, async (tx) => {
+    await spend(tx);
+    return mintTokens(app, tx, {
       clientId: client.clientId,
       user,
       sessionId: row.sessionId,
@@ -83,8 +87,26 @@ async function authorizationCode(app: App, em: EntityManager, client: Client, in
       amr: row.amr ?? null,
       acr: row.acr ?? null,
       refresh: scopes.includes("offline_access") && client.grantTypes.includes("refresh_token"),
-    }, keys),
-  );
+    }, keys);
+  }), row.id, "the code was already used");
+}
+
+/** A single-use row found spent by its conditional update (0 rows): its grant is revoked once the write has rolled back. */
+class AlreadySpent extends Error {}
+
+async function spendOnce(updated: Promise<number>): Promise<void> {
+  if ((await updated) !== 1) throw new AlreadySpent();
+}
+
+/** Runs `work`; when it finds its row spent, revokes the grant and answers invalid_grant. */
+async function replayed<T>(app: App, em: EntityManager, work: () => Promise<T>, grantId: string, message = "the code was already used"): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof AlreadySpent)) throw err;
+    await revokeGrant(app, em, grantId);
+    throw invalidGrant(message);
+  }
 }
 
 /** RFC 6749 §6 with rotation (RFC 9700 §4.14.2): a rotated token used again revokes its whole grant. */
@@ -99,14 +121,11 @@ async function refreshToken(app: App, em: EntityManager, client: Client, input: 
   const scopes = input.scope === undefined ? granted : parseScopes(input.scope);
   if (scopes.length === 0 || scopes.some((s) => !granted.includes(s))) throw new OAuthError("INVALID_SCOPE", "scope exceeds the original grant", "invalid_scope");
   const user = await liveUser(app, em, row.user.id);
-  const rotated = await em.nativeUpdate(OauthRefreshToken, { id: row.id, usedAt: null, revokedAt: null }, { usedAt: now });
-  if (rotated !== 1) {
-    await revokeGrant(app, em, row.grantId);
-    throw invalidGrant("the refresh token was already used");
-  }
   const keys = await mintingKeys(app);
-  return inTransaction(em, (tx) =>
-    mintTokens(app, tx, {
+  // Rotation: the old token spent by one conditional update, in the transaction that mints the new pair (one commit).
+  return replayed(app, em, () => inTransaction(em, async (tx) => {
+    await spendOnce(tx.nativeUpdate(OauthRefreshToken, { id: row.id, usedAt: null, revokedAt: null }, { usedAt: now }));
+    return mintTokens(app, tx, {
       clientId: client.clientId,
       user,
       sessionId: null,
@@ -124,8 +143,8 @@ async function refreshToken(app: App, em: EntityManager, client: Client, input: 
         await tx.nativeUpdate(OauthRefreshToken, { tokenHash: sha256(answer.refresh_token) }, { scopes: row.scopes });
       }
       return answer;
-    }),
-  );
+    });
+  }), row.grantId, "the refresh token was already used");
 }
 
 /** RFC 6749 §4.4: a confidential client acting for itself; no refresh token, no ID token. */

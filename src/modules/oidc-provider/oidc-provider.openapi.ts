@@ -9,6 +9,7 @@ const tokenAnswer = z.object({
   access_token: z.string(),
   token_type: z.literal("Bearer"),
   expires_in: z.number(),
+  expires_at: z.number(),
   scope: z.string(),
   refresh_token: z.string().optional(),
   id_token: z.string().optional(),

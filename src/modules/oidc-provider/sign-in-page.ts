@@ -8,8 +8,10 @@ import { SIGN_IN_FORM, type ScriptPage } from "../../security/script-page.ts";
  * - from /oauth2/authorize with the signed `oauth_query` as its query: once signed in, POST
  *   /oauth2/continue resumes the authorize request;
  * - from /account with `?next=/account`: once signed in, back there (a same-origin path only).
- * A social provider's round trip ends on this page again (its callbackURL is this URL with
- * `#continue`), which then resumes as above. The provider's callback may add `twoFactorRedirect`
+ * A social sign-in sends the `oauth_query` along: the provider's callback then goes straight on
+ * with the authorize request. It comes back to this page (its callbackURL is this URL with
+ * `#continue`) only when a second step is due, or from `?next=`, and resumes as above; a failure
+ * comes back to this URL (errorCallbackURL). The provider's callback may add `twoFactorRedirect`
  * or `error` to the query: they are read and dropped before the query goes back as `oauth_query`.
  */
 
@@ -80,8 +82,9 @@ const SCRIPT = `
   else if (passkeyButton) passkeyButton.hidden = true;
   for (const button of document.querySelectorAll("button[data-provider]")) button.addEventListener("click", async () => {
     say("");
-    // Back to this very page afterwards, which then resumes (the #continue below).
-    const r = await call("POST", "/sign-in/social", { provider: button.dataset.provider, callbackURL: here + "#continue", errorCallbackURL: here, disableRedirect: true });
+    // The callback continues the authorize request itself (oauth_query); back to this very page
+    // (the #continue below) only for a second step, or when there is no request (?next=).
+    const r = await call("POST", "/sign-in/social", { provider: button.dataset.provider, callbackURL: here + "#continue", errorCallbackURL: here, disableRedirect: true, oauth_query: oauthQuery || undefined });
     if (r.ok && r.data && r.data.url) location.assign(r.data.url); else say(failure(r));
   });
   if (returned.error) say("The sign-in with that provider did not complete (" + returned.error + "). Please try again.");

@@ -9,13 +9,18 @@ import { AuthError } from "../../errors.ts";
  * consent step, a digest of the session it was shown to, under an HMAC of the service secret.
  * A page can only send back a request this service made, unchanged, in time, and the consent
  * step only from the browser session that saw it (no CSRF, no replay of another user's request).
+ * The query also lists its own parameter names as `ba_param` (signed with the rest): that list is
+ * how better-auth's oauthProviderClient (1.6) finds the signed query in the page's address and
+ * which parameters it sends back; without it the client sends no `oauth_query` at all.
  */
 
 const SIG = "sig";
 const EXP = "exp";
 const ISSUED = "pc_iat";
 const SESSION = "pc_sid";
-const META = new Set([SIG, EXP, ISSUED, SESSION]);
+/** better-auth's name for the list of signed parameter names (oauthProviderClient reads it). */
+const NAMES = "ba_param";
+const META = new Set([SIG, EXP, ISSUED, SESSION, NAMES]);
 /** Time to sign in and decide. */
 const SIGNED_FOR_SEC = 600;
 
@@ -41,6 +46,7 @@ export function signQuery(app: App, params: Record<string, string>, opts: { sess
   query.set(EXP, String(Math.floor(now / 1000) + SIGNED_FOR_SEC));
   query.set(ISSUED, String(now));
   if (opts.sessionId) query.set(SESSION, sessionDigest(opts.sessionId));
+  for (const name of [...new Set([...query.keys(), NAMES])].sort()) query.append(NAMES, name);
   const signed = sign(canonical(query), app.secrets[0]!);
   query.set(SIG, signed.slice(signed.lastIndexOf(".") + 1));
   return query.toString();

@@ -39,6 +39,8 @@ export interface TokenResponse {
   access_token: string;
   token_type: "Bearer";
   expires_in: number;
+  /** When the access token expires, epoch seconds (better-auth's oauth-provider answer carries it besides RFC 6749's expires_in). */
+  expires_at: number;
   scope: string;
   refresh_token?: string;
   id_token?: string;
@@ -134,7 +136,7 @@ export async function mintTokens(app: App, tx: EntityManager, grant: Grant, keys
     revokedAt: null,
     createdAt: now,
   });
-  const answer: TokenResponse = { access_token: accessToken, token_type: "Bearer", expires_in: cfg.accessTokenExpiresInSec, scope };
+  const answer: TokenResponse = { access_token: accessToken, token_type: "Bearer", expires_in: cfg.accessTokenExpiresInSec, expires_at: exp, scope };
   if (grant.refresh && grant.user && grant.grantId) {
     const refreshToken = randomToken(32);
     await tx.insert(OauthRefreshToken, {
@@ -187,7 +189,7 @@ export async function mintClientToken(app: App, clientId: string, scopes: string
     { id: randomUUID(), tokenHash: sha256(accessToken), clientId, scopes: scope, expiresAt: new Date(now.getTime() + expiresIn * 1000), createdAt: now },
     app.orm,
   );
-  return { access_token: accessToken, token_type: "Bearer", expires_in: expiresIn, scope };
+  return { access_token: accessToken, token_type: "Bearer", expires_in: expiresIn, expires_at: secondsOf(now) + expiresIn, scope };
 }
 
 /** Everything issued under a grant goes (RFC 9700 §4.14.2 refresh reuse; RFC 6749 §4.1.2 code replay). */
