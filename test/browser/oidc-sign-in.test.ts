@@ -1,15 +1,12 @@
-import { mkdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient } from "../../src/modules/oidc-provider/clients.ts";
 import { hasChromium, launchChromium } from "../harness/browser.ts";
-import { testDialect } from "../harness/database.ts";
 import { uniqueEmail } from "../harness/http.ts";
 import { oidcProviders } from "../harness/oauth-helpers.ts";
 import { startOidcProvider, type TestOidcProvider } from "../harness/oidc.ts";
 import { freePort, startTestServer, type TestServer } from "../harness/server.ts";
-import { openPage as openPageIn, pageAuthorizeUrl, RP_REDIRECT } from "./oidc-page-helpers.ts";
+import { oidcShotsDir, openPage as openPageIn, pageAuthorizeUrl, registerPageClient, RP_REDIRECT } from "./oidc-page-helpers.ts";
 
 /**
  * The provider's sign-in page's other ways in, in a real browser: a passkey (Chrome's virtual
@@ -20,7 +17,7 @@ import { openPage as openPageIn, pageAuthorizeUrl, RP_REDIRECT } from "./oidc-pa
  */
 const REDIRECT = RP_REDIRECT;
 const PASSWORD = "password123";
-const shotsDir = fileURLToPath(new URL(`../../test-output/oidc/${testDialect}/`, import.meta.url));
+let shotsDir: string;
 const UMD = new URL("../../node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js", import.meta.url);
 const AUTHENTICATOR = { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } as const;
 
@@ -32,14 +29,13 @@ let origin: string;
 
 beforeAll(async () => {
   if (!hasChromium()) return;
-  mkdirSync(shotsDir, { recursive: true });
+  shotsDir = oidcShotsDir();
   // WebAuthn wants a domain as RP ID: localhost. The social provider must know our callback first.
   const port = await freePort();
   origin = `http://localhost:${port}`;
   oidc = await startOidcProvider({ redirectUris: [`${origin}/api/auth/callback/oidc`] });
   server = await startTestServer({ providers: { oidc: oidcProviders(oidc).oidc } }, { ownOrigin: true, publicHost: "localhost", port });
-  const app = server.portcullis.app;
-  clientId = (await createClient(app, app.orm.em.fork(), { name: "Grafana", redirectUris: [REDIRECT], grantTypes: ["authorization_code"], authMethod: "none" })).client.clientId;
+  clientId = await registerPageClient(server);
   browser = await launchChromium();
 });
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -32,6 +32,23 @@ const stages = instructions.reduce<{ name: string; steps: typeof instructions }[
 }, []);
 const runtime = stages.at(-1)!;
 const stepsOf = (op: string) => runtime.steps.filter((s) => s.op === op);
+
+/**
+ * better-sqlite3's install script fetches its prebuilt binary (prebuild-install), as an image
+ * build with network access does, and compiles SQLite from source (~2 minutes of CPU) only when
+ * that fails, as it does here, offline. Its `local_prebuilds` setting serves it this checkout's
+ * binary, built for the same Node ABI, packed as the release asset it would have downloaded.
+ */
+function localSqlitePrebuild(dir: string): Record<string, string> {
+  const pkg = join(ROOT, "node_modules/better-sqlite3");
+  if (!existsSync(join(pkg, "build/Release/better_sqlite3.node"))) return {};
+  const { version } = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as { version: string };
+  const prebuilds = join(dir, "prebuilds");
+  mkdirSync(prebuilds, { recursive: true });
+  const asset = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const tar = spawnSync("tar", ["-czf", join(prebuilds, asset), "-C", pkg, "build/Release/better_sqlite3.node"]);
+  return tar.status === 0 ? { npm_config_better_sqlite3_local_prebuilds: prebuilds } : {};
+}
 
 let work: string | undefined;
 afterAll(() => {
@@ -85,7 +102,7 @@ describe("the container recipe", () => {
     }
     // The install step as written (the image's `npm cache clean` left out; offline first: the test machine's cache).
     const install = stepsOf("RUN").find((s) => /\bnpm ci\b/.test(s.args))!.args.split("&&")[0]!.trim().split(/\s+/);
-    const ran = spawnRun(install[0]!, [...install.slice(1), "--prefer-offline"], { cwd: app, env: { ...process.env, NODE_ENV: "production" } });
+    const ran = spawnRun(install[0]!, [...install.slice(1), "--prefer-offline"], { cwd: app, env: { ...process.env, NODE_ENV: "production", ...localSqlitePrebuild(work) } });
     const { code } = await finish(ran, 400_000);
     expect(code, ran.stderr()).toBe(0);
     expect(existsSync(join(app, "node_modules/vitest"))).toBe(false); // no dev dependencies

@@ -129,19 +129,24 @@ async function openDigester(server: TestServer): Promise<Digester> {
     (await client.query(`select column_name from information_schema.columns where table_schema = 'public' and table_name = $1 order by ordinal_position`, [t])).rows
       .map((r) => r.column_name as string)
       .filter((c) => !DIGEST_SKIP_COLUMNS[t]?.has(c));
-  const columnCache = new Map<string, string>();
+  /**
+   * One statement for the whole digest: each table's rows as text, sorted and hashed by the
+   * server (one round trip per digest instead of one per table; the fuzz files digest twice per
+   * refused case). Built on first use: the schema does not change during a run.
+   */
+  let digestSql: string | undefined;
   return {
     async digest() {
-      const h = createHash("sha256");
-      for (const t of await tables()) {
-        let cols = columnCache.get(t);
-        if (!cols) {
-          cols = (await columns(t)).map((c) => `"${c}"`).join(", ");
-          columnCache.set(t, cols);
+      if (!digestSql) {
+        const parts = [];
+        for (const t of await tables()) {
+          const cols = (await columns(t)).map((c) => `"${c}"`).join(", ");
+          parts.push(`select '${t}' as t, md5(coalesce(string_agg(r::text, E'\\n' order by r::text), '')) as d from (select ${cols} from "${t}" ${DIGEST_SKIP_ROWS[t] ?? ""}) r`);
         }
-        const res = await client.query({ text: `select ${cols} from "${t}" ${DIGEST_SKIP_ROWS[t] ?? ""}`, rowMode: "array" });
-        h.update(`${t}\n${rowsText(res.rows as unknown[][])}`);
+        digestSql = parts.join("\nunion all\n");
       }
+      const h = createHash("sha256");
+      for (const row of (await client.query<{ t: string; d: string }>(digestSql)).rows.sort((a, b) => a.t.localeCompare(b.t))) h.update(`${row.t}\n${row.d}\n`);
       return h.digest("hex");
     },
     async counts() {

@@ -8,6 +8,15 @@ const fuzz = useFuzzServer("regressions");
 describe(`regressions found by the fuzzer (${testDialect})`, () => {
   const json = { "content-type": "application/json" };
 
+  it("the database digest the fuzz files compare is stable, and notices a one-column write", async () => {
+    const token = await fuzz.liveToken("user");
+    const before = await fuzz.digester.digest();
+    expect(await fuzz.digester.digest()).toBe(before);
+    const changed = await raw("POST", `${fuzz.server.auth}/update-user`, { headers: { ...json, authorization: `Bearer ${token}` }, body: JSON.stringify({ name: `Renamed ${Date.now()}` }) });
+    expect(changed.status, changed.text).toBe(200);
+    expect(await fuzz.digester.digest()).not.toBe(before);
+  });
+
   it("a malformed escape in a path parameter (/reset-password/%ZZ) is a 404, not a 500", async () => {
     const res = await raw("GET", `${fuzz.server.auth}/reset-password/%ZZ`);
     expect(res.status, res.text).toBe(404);
