@@ -8,6 +8,11 @@ export interface SweepTable {
   column: string;
   /** Epoch milliseconds column (rate limits), or a datetime column. */
   epochMs?: boolean;
+  /**
+   * An expired row stays while this holds: SQL on the row (the table by its name), each `?` bound
+   * to the cutoff. A spent authorization code, while tokens of its grant live (a replay revokes them).
+   */
+  keepWhile?: string;
 }
 
 /**
@@ -17,10 +22,11 @@ export interface SweepTable {
  * request); the rows picked are locked by this statement until it deletes them.
  * SQLite: by rowid; one writer at a time, so nothing else can touch them in between.
  */
-function batchSql({ table, column }: SweepTable, dialect: Dialect): string {
+function batchSql({ table, column, keepWhile }: SweepTable, dialect: Dialect): string {
+  const expired = `${column} < ?${keepWhile ? ` and not (${keepWhile})` : ""}`;
   return dialect === "sqlite"
-    ? `delete from ${table} where rowid in (select rowid from ${table} where ${column} < ? limit ?)`
-    : `delete from ${table} where ctid = any(array(select ctid from ${table} where ${column} < ? limit ? for update skip locked))`;
+    ? `delete from ${table} where rowid in (select rowid from ${table} where ${expired} limit ?)`
+    : `delete from ${table} where ctid = any(array(select ctid from ${table} where ${expired} limit ? for update skip locked))`;
 }
 
 /** Deletes one batch of `target`'s rows older than `cutoffMs` (its own short transaction); the number deleted. */
@@ -31,7 +37,9 @@ export function sweeperOf(orm: MikroORM, dialect: Dialect) {
     if (!sql) statements.set(target.table, (sql = batchSql(target, dialect)));
     // SQLite keeps datetimes as epoch ms; PostgreSQL compares a timestamptz with an ISO string.
     const cutoff = target.epochMs || dialect === "sqlite" ? cutoffMs : new Date(cutoffMs).toISOString();
-    const res = await orm.em.getConnection().execute<{ affectedRows: number }>(sql, [cutoff, limit], "run");
+    // The expiry's `?`, then keepWhile's.
+    const cutoffs = Array<string | number>(1 + (target.keepWhile ? target.keepWhile.split("?").length - 1 : 0)).fill(cutoff);
+    const res = await orm.em.getConnection().execute<{ affectedRows: number }>(sql, [...cutoffs, limit], "run");
     return res.affectedRows;
   };
 }

@@ -10,6 +10,9 @@ export interface SweepResult {
   twoFactorChallenges: number;
   auditEvents: number;
   emailOtps: number;
+  oauthCodes: number;
+  oauthAccessTokens: number;
+  oauthRefreshTokens: number;
 }
 
 export interface Sweeper {
@@ -57,6 +60,17 @@ const TARGETS: Target[] = [
   { name: "twoFactorChallenges", table: "two_factor_challenges", column: "expires_at", cutoff: (now) => now },
   // email-otp's codes (dead ones included: OTP_EXPIRED and TOO_MANY_ATTEMPTS are answered until they expire).
   { name: "emailOtps", table: "email_otps", column: "expires_at", cutoff: (now) => now },
+  // The OpenID provider's tokens, refused once expired (rotated refresh tokens included: their
+  // reuse is told apart only until they expire). A code (60 s) stays while a token of its grant
+  // lives, so that its replay still revokes them (RFC 6749 §4.1.2).
+  { name: "oauthAccessTokens", table: "oauth_access_tokens", column: "expires_at", cutoff: (now) => now },
+  { name: "oauthRefreshTokens", table: "oauth_refresh_tokens", column: "expires_at", cutoff: (now) => now },
+  {
+    name: "oauthCodes", table: "oauth_codes", column: "expires_at", cutoff: (now) => now,
+    keepWhile:
+      "exists (select 1 from oauth_refresh_tokens r where r.grant_id = oauth_codes.id and r.revoked_at is null and r.expires_at >= ?)" +
+      " or exists (select 1 from oauth_access_tokens a where a.grant_id = oauth_codes.id and a.revoked_at is null and a.expires_at >= ?)",
+  },
 ];
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -88,7 +102,10 @@ export function createSweeper(app: App, options: SweeperOptions = {}): Sweeper {
   async function sweep(): Promise<SweepResult> {
     const nowMs = app.clock.now().getTime();
     const startedMs = performance.now();
-    const result: SweepResult = { sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0, auditEvents: 0, emailOtps: 0 };
+    const result: SweepResult = {
+      sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0, auditEvents: 0, emailOtps: 0,
+      oauthCodes: 0, oauthAccessTokens: 0, oauthRefreshTokens: 0,
+    };
     let pending = targets;
     while (pending.length > 0 && !stopped) {
       const next: Target[] = [];

@@ -76,7 +76,7 @@ describe(`the sweeper (${testDialect})`, () => {
     expect((await get(`${s.auth}/get-session`, { bearer: live.token })).body.user.id).toBe(live.id);
     expect(log.lines().find((l) => l.msg === "expired rows swept")?.swept.sessions).toBe(7);
     // nothing left: a second sweep deletes nothing
-    expect(await s.portcullis.sweeper.sweepOnce()).toEqual({ sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0, auditEvents: 0, emailOtps: 0 });
+    expect(await s.portcullis.sweeper.sweepOnce()).toEqual({ sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0, auditEvents: 0, emailOtps: 0, oauthCodes: 0, oauthAccessTokens: 0, oauthRefreshTokens: 0 });
   });
 
   it("deletes expired verification records, device codes a day past expiry (expired_token until then) and spent rate-limit rows", async () => {
@@ -97,7 +97,7 @@ describe(`the sweeper (${testDialect})`, () => {
     expect(await em(s).count(RateLimit, {})).toBeGreaterThan(0);
 
     const swept = await s.portcullis.sweeper.sweepOnce();
-    expect(swept).toEqual({ sessions: 0, verifications: 3, deviceCodes: 1, rateLimits: expect.any(Number), twoFactorChallenges: 0, auditEvents: 0, emailOtps: 0 });
+    expect(swept).toEqual({ sessions: 0, verifications: 3, deviceCodes: 1, rateLimits: expect.any(Number), twoFactorChallenges: 0, auditEvents: 0, emailOtps: 0, oauthCodes: 0, oauthAccessTokens: 0, oauthRefreshTokens: 0 });
     expect(swept.rateLimits).toBeGreaterThan(0);
     expect(await em(s).count(RateLimit, {})).toBe(0);
     expect((await em(s).find(Verification, {})).map((v) => v.identifier)).toEqual(["a".repeat(64)]);
