@@ -11,7 +11,7 @@ import { defineConfig } from "vitest/config";
  */
 const dialectIndependent = [
   "src/**/*.test.ts",
-  "test/integration/platform/{error-codes,docs,docs-typecheck,architecture}.test.ts",
+  "test/integration/platform/{error-codes,docs,docs-typecheck,architecture,console-typecheck}.test.ts",
   "test/integration/jwt/docs-example.test.ts",
   "test/integration/openapi/openapi-errors.test.ts",
   "test/process/{container,client-package,verify-package}.test.ts",
