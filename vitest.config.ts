@@ -7,14 +7,15 @@ import { defineConfig } from "vitest/config";
  * PORTCULLIS_TEST_DB says (the container recipe replays its own `DATABASE_URL=sqlite:`), or they
  * check what a package installs and declares, not what the service stores (the light client and
  * verifier packages; `package.test.ts`, which serves the packed server on the run's dialect,
- * runs in both).
+ * runs in both), or their subject is the process, not its data (hash-threads: the password
+ * hashes' thread pool, its size, priority and queue).
  */
 const dialectIndependent = [
   "src/**/*.test.ts",
   "test/integration/platform/{error-codes,docs,docs-typecheck,architecture,console-typecheck}.test.ts",
   "test/integration/jwt/docs-example.test.ts",
   "test/integration/openapi/openapi-errors.test.ts",
-  "test/process/{container,client-package,verify-package}.test.ts",
+  "test/process/{container,client-package,verify-package,hash-threads}.test.ts",
 ];
 const secondPass = process.env.PORTCULLIS_TEST_DB === "postgres";
 const exclude = secondPass ? dialectIndependent : [];

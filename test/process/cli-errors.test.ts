@@ -46,7 +46,14 @@ async function failsWith(r: Run): Promise<string[]> {
 
 const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
 
-describe("the CLI's own flags", { timeout: 120_000 }, () => {
+/**
+ * Flags and config checks that fail before any database is opened (or always name a SQLite
+ * file) cannot depend on the dialect: the SQLite pass only, as vitest.config.ts's
+ * dialect-independent files. What opens the run's database runs in both passes.
+ */
+const beforeAnyDatabase = testDialect === "sqlite";
+
+describe.runIf(beforeAnyDatabase)("the CLI's own flags", { timeout: 120_000 }, () => {
   it("--version and -v print the package's version and exit 0", async () => {
     for (const flag of ["--version", "-v"]) {
       const r = runCli([flag]);
@@ -83,7 +90,7 @@ describe("the CLI's own flags", { timeout: 120_000 }, () => {
 });
 
 describe("config errors", { timeout: 120_000 }, () => {
-  it("environment values: the variable is named, a secret's value never printed", async () => {
+  it.runIf(beforeAnyDatabase)("environment values: the variable is named, a secret's value never printed", async () => {
     const short = "short-secret-value";
     const lines = await failsWith(runCli(["serve"], { AUTH_SECRET: short, PORT: "4x" }));
     expect(lines).toEqual([expect.stringMatching(/config key port \(from PORT="4x"\): must be an integer\. Fix: set PORT to a port number/)]);
@@ -94,7 +101,7 @@ describe("config errors", { timeout: 120_000 }, () => {
     expect(secret.join("\n")).not.toContain(short);
   });
 
-  it("config file values: one line per problem, each naming the key and the file", async () => {
+  it.runIf(beforeAnyDatabase)("config file values: one line per problem, each naming the key and the file", async () => {
     const dir = files({ "portcullis.config.mjs": `export default { rateLimit: { max: "lots", maxx: 1 }, basePath: "nope" };\n` });
     const file = join(dir, "portcullis.config.mjs");
     const lines = await failsWith(runCli(["serve", "--config", file], { AUTH_SECRET: CLI_SECRET }));
@@ -114,14 +121,14 @@ describe("config errors", { timeout: 120_000 }, () => {
     expect(lines).toEqual([expect.stringMatching(/config key secret is not set, and NODE_ENV=production needs it.*Fix: set AUTH_SECRET \(or secret in a config file\) to/)]);
   });
 
-  it("NODE_ENV=production without a secret, with a config file: names AUTH_SECRET first, then the key in that file", async () => {
+  it.runIf(beforeAnyDatabase)("NODE_ENV=production without a secret, with a config file: names AUTH_SECRET first, then the key in that file", async () => {
     const dir = files({ "portcullis.config.mjs": "export default { logLevel: \"info\" };\n" });
     const file = join(dir, "portcullis.config.mjs");
     const lines = await failsWith(runCli(["serve", "--config", file], { NODE_ENV: "production", DATABASE_URL: `sqlite:${join(dir, "db.sqlite")}`, PORT: String(await freePort()) }));
     expect(lines).toEqual([expect.stringMatching(new RegExp(`config key secret is not set, and NODE_ENV=production needs it.*Fix: set AUTH_SECRET \\(or secret in ${file}\\) to a random string`))]);
   });
 
-  it("NODE_ENV=production with metrics on the public port and neither a token nor public: true: one line naming the three ways out", async () => {
+  it.runIf(beforeAnyDatabase)("NODE_ENV=production with metrics on the public port and neither a token nor public: true: one line naming the three ways out", async () => {
     const dir = files({ "portcullis.config.mjs": "export default { metrics: { enabled: true } };\n" });
     const file = join(dir, "portcullis.config.mjs");
     const env = { NODE_ENV: "production", AUTH_SECRET: CLI_SECRET, DATABASE_URL: `sqlite:${join(dir, "db.sqlite")}`, PORT: String(await freePort()) };
@@ -141,7 +148,7 @@ describe("config errors", { timeout: 120_000 }, () => {
     expect(r.stdout() + r.stderr()).not.toContain(token);
   });
 
-  it("a syntax error in the config file names the file and the line (JavaScript and TypeScript)", async () => {
+  it.runIf(beforeAnyDatabase)("a syntax error in the config file names the file and the line (JavaScript and TypeScript)", async () => {
     const dir = files({
       "bad.mjs": `export default {\n  basePath: "/x"\n  logLevel: "info",\n};\n`,
       "bad.ts": `const port: number = 1;\nexport default {\n  port,\n  basePath: "/x" logLevel: "info",\n};\n`,
@@ -154,7 +161,7 @@ describe("config errors", { timeout: 120_000 }, () => {
     ]);
   });
 
-  it("a missing config file and one without a default export", async () => {
+  it.runIf(beforeAnyDatabase)("a missing config file and one without a default export", async () => {
     const dir = files({ "named.mjs": "export const config = {};\n" });
     expect(await failsWith(runCli(["migrate", "--config", join(dir, "nope.mjs")]))).toEqual([expect.stringMatching(/nope\.mjs \(--config\): does not exist/)]);
     expect(await failsWith(runCli(["migrate", "--config", join(dir, "named.mjs")]))).toEqual([expect.stringMatching(/named\.mjs \(--config\): has no default export object/)]);
