@@ -3,6 +3,7 @@ import { AuthError } from "../src/errors.ts";
 import { sessionJwt } from "../src/modules/jwt/index.ts";
 import { checkPermission, hasPermissionInput } from "../src/modules/organization/index.ts";
 import type { Context } from "../src/trpc/context.ts";
+import { routes, type RouteMatch } from "./routes.ts";
 
 /**
  * Lean paths (docs/performance.md): hot routes answered without the tRPC caller, after the
@@ -18,6 +19,22 @@ const LEAN: Record<string, Lean> = {
   "organization.hasPermission": leanHasPermission,
   token: leanToken,
 };
+
+/**
+ * The lean paths' exact targets (`{base}{path}`), each matched once: the bridge (server.ts) takes
+ * such a request to its route without parsing the URL or asking the page and route matchers.
+ * Body or no input only (no query to read); any other spelling of the path takes the general
+ * route to the same answer.
+ */
+export function leanTargetsOf(base: string, match: (method: string, path: string) => RouteMatch | null): Map<string, RouteMatch> {
+  const targets = new Map<string, RouteMatch>();
+  for (const route of routes) {
+    if (!Object.hasOwn(LEAN, route.procedure) || route.input === "query" || route.input === "body+query") continue;
+    const found = match(route.method, route.path);
+    if (found) targets.set(`${base}${route.path}`, found);
+  }
+  return targets;
+}
 
 export function leanPath(procedure: string, ctx: Context, input: unknown): Promise<unknown> | undefined {
   return ctx.app.tracing ? undefined : LEAN[procedure]?.(ctx, input);

@@ -5,13 +5,13 @@ import { AuthError } from "../src/errors.ts";
 import { appRouter } from "../src/trpc/app-router.ts";
 import { createContext, type Context } from "../src/trpc/context.ts";
 import { createCallerFactory, toAuthError } from "../src/trpc/init.ts";
-import { MAX_BODY_BYTES, parseBody, readJsonText, RequestAborted } from "./body.ts";
+import { MAX_BODY_BYTES, parseBody, readTrpcBody, RequestAborted } from "./body.ts";
 import { effectHeaders } from "./cookies.ts";
 import { createCors, trpcVary } from "./cors.ts";
 import { sendError, sendJson } from "./errors.ts";
 import { checkLoginOrigin, checkOrigin, checkRateLimit, clientIpResolver, type ClientIpOf } from "./guards.ts";
 import { serveGetSession } from "./get-session.ts";
-import { leanPath } from "./lean.ts";
+import { leanPath, leanTargetsOf } from "./lean.ts";
 import { failureToErrorPage, prefersHtml, sendHtml, sendPage } from "./html.ts";
 import { createConsoleHandler } from "./console.ts";
 import { createOpenApiPages } from "./openapi.ts";
@@ -45,7 +45,7 @@ interface Call {
   interim?: boolean;
 }
 
-async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: URL, match: RouteMatch, call: Call) {
+async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: URL | null, match: RouteMatch, call: Call) {
   const { route, params } = match;
   const ip = call.ipOf(req);
   // Keyed on the matched route, whatever spelling of the path reached it (paths.ts).
@@ -54,9 +54,9 @@ async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: 
   if (route.login) checkLoginOrigin(app, req);
   let input: unknown;
   if (route.input === "body" || route.input === "body+query") input = await parseBody(req, route.form === true);
-  else if (route.input === "query") input = Object.fromEntries(url.searchParams);
+  else if (route.input === "query") input = Object.fromEntries(url!.searchParams);
   else if (req.method === "POST") await parseBody(req, route.form === true); // enforce type and size anyway
-  if (route.input === "body+query") input = { ...(input as object), ...Object.fromEntries(url.searchParams) };
+  if (route.input === "body+query") input = { ...(input as object), ...Object.fromEntries(url!.searchParams) };
   if (Object.keys(params).length) input = { ...(input as object), ...params };
 
   const ctx = createContext(app, { headers: req.headers, ip, requestId: call.requestId });
@@ -88,22 +88,6 @@ async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: 
   if (route.html) return sendHtml(res, String(output), headers);
   if (route.ndjson) return streamNdjson(res, headers, output as StreamPage, (cursor) => procedureAt(createCaller(ctx), route.procedure)({ ...(input as object), cursor }) as Promise<StreamPage>);
   sendJson(res, ctx.effects.status ?? 200, output ?? null, headers);
-}
-
-/**
- * Reads a non-GET call's body here, not in tRPC's adapter: JSON only (415 otherwise), 64 KiB, and
- * a client that goes away mid-body ends the request (the adapter would wait for it forever).
- * A refusal is handed to the adapter, which shapes it like every tRPC error.
- */
-async function readTrpcBody(req: IncomingMessage): Promise<AuthError | undefined> {
-  if (req.method === "GET" || req.method === "HEAD") return undefined;
-  try {
-    Object.assign(req, { body: await readJsonText(req) }); // the adapter takes a string `req.body` as the body
-    return undefined;
-  } catch (err) {
-    if (err instanceof AuthError) return err;
-    throw err;
-  }
 }
 
 /** Resolves when the response is finished or its connection is gone, whichever comes first. */
@@ -220,7 +204,9 @@ export function createRequestHandler(app: App) {
     }
   }
 
-  async function general(req: IncomingMessage, res: ServerResponse, requestId: string) {
+  const leanTargets = leanTargetsOf(base, matchRoute); // lean.ts: exact targets, matched once
+
+  async function general(req: IncomingMessage, res: ServerResponse, requestId: string, lean?: RouteMatch) {
     const started = performance.now();
     res.setHeader("x-request-id", requestId);
     const call: Call = { requestId, ipOf };
@@ -228,6 +214,11 @@ export function createRequestHandler(app: App) {
     let outside: string | null;
     let aborted = false;
     try {
+      if (lean) {
+        label = lean.route.path;
+        await bridge(app, req, res, null, lean, call);
+        return;
+      }
       // Origin-form targets are paths: "//x/y" is the path //x/y, never a host (new URL(target, base) would throw on "//%7B").
       const target = req.url ?? "/";
       const url = target.startsWith("/") ? new URL(`http://localhost${target}`) : URL.canParse(target) ? new URL(target) : null;
@@ -276,7 +267,8 @@ export function createRequestHandler(app: App) {
       if (cors(req, res, origin)) return undefined;
     }
     if (req.url === getSessionTarget && req.method === "GET") return getSession(req, res, requestId);
-    return general(req, res, requestId);
+    const lean = leanTargets.get(req.url!);
+    return general(req, res, requestId, lean?.route.method === req.method ? lean : undefined);
   };
   return app.tracing ? app.tracing.wrapHandler(handle) : handle; // src/tracing: off, nothing wraps
 }

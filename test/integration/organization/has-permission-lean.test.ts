@@ -162,4 +162,30 @@ describe("has-permission's lean path answers as the procedure", () => {
     const afterBan = await same({ organizationId: orgId, permissions: { organization: ["delete"] } }, { bearer: owner.token });
     expect(afterBan.status, afterBan.text).toBe(401);
   });
+
+  it("its exact target and other spellings of the path (a query, a doubled slash) give one answer; a body sent in pieces too", async () => {
+    const { owner, orgId } = await orgWithOwner();
+    const body = JSON.stringify({ organizationId: orgId, permissions: { organization: ["delete"] } });
+    const headers = { "content-type": "application/json" };
+    const exact = await request("POST", url(), { bearer: owner.token, raw: body, headers });
+    expect(exact.body).toEqual({ error: null, success: true });
+    for (const target of [`${url()}?x=1`, `${server.url}/api/auth//organization/has-permission`]) {
+      expect(stable(await request("POST", target, { bearer: owner.token, raw: body, headers })), target).toEqual(stable(exact));
+    }
+    // The body arrives after the headers, in two writes: the bridge waits for it (no fast read of a partial body).
+    const { request: httpRequest } = await import("node:http");
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = httpRequest(url(), { method: "POST", headers: { ...headers, authorization: `Bearer ${owner.token}`, "content-length": String(Buffer.byteLength(body)) } }, (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => (text += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on("error", reject);
+      req.flushHeaders();
+      req.write(body.slice(0, 10));
+      setTimeout(() => req.end(body.slice(10)), 50);
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(JSON.parse(answer.text)).toEqual({ error: null, success: true });
+  });
 });
