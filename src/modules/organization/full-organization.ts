@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { Invitation, Member, Team, type IOrganization } from "../../db/entities/index.ts";
+import { anyDate } from "../../db/session-store/index.ts";
 import { publicInvitation, publicMember, publicOrganization, publicTeam, type MemberRow } from "./views.ts";
 
 /**
@@ -10,12 +11,30 @@ import { publicInvitation, publicMember, publicOrganization, publicTeam, type Me
 export async function membersWithUsers(em: EntityManager, where: object, opts: { limit: number; offset: number; orderBy: Record<string, "asc" | "desc"> }): Promise<MemberRow[]> {
   const ids = (await em.find(Member, where, { fields: ["id"], orderBy: opts.orderBy, limit: opts.limit, offset: opts.offset, disableIdentityMap: true })).map((m) => m.id);
   if (ids.length === 0) return [];
-  const rows = await em.find(Member, { id: { $in: ids } }, { populate: ["user"], fields: ["id", "organization", "role", "createdAt", "user.id", "user.name", "user.email", "user.image"] as never, orderBy: opts.orderBy, disableIdentityMap: true });
-  return rows.map((m) => {
-    const u = m.user.getEntity();
-    return { id: m.id, organizationId: m.organization.id, userId: u.id, role: m.role, createdAt: m.createdAt, user: { id: u.id, name: u.name, email: u.email, image: u.image ?? null } };
+  const tx = em.getTransactionContext();
+  // Rows as they come (no entities hydrated: ~3 ms a page of 100 through the ORM), back in the page's order.
+  const rows = (await em.getConnection().execute(`${MEMBERS_WITH_USERS}(${ids.map(() => "?").join(", ")})`, ids, "all", tx)) as unknown as MemberWithUserRow[];
+  const byId = new Map<string, MemberWithUserRow>(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => {
+    const r = byId.get(id);
+    if (!r) return [];
+    return [{ id: r.id, organizationId: r.organization_id, userId: r.user_id, role: r.role, createdAt: anyDate(r.created_at), user: { id: r.user_id, name: r.name, email: r.email, image: r.image ?? null } }];
   });
 }
+
+interface MemberWithUserRow {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  role: string;
+  created_at: unknown;
+  name: string;
+  email: string;
+  image: string | null;
+}
+
+const MEMBERS_WITH_USERS =
+  "select m.id, m.organization_id, m.user_id, m.role, m.created_at, u.name, u.email, u.image from members m join users u on u.id = m.user_id where m.id in ";
 
 /**
  * get-full-organization's answer (better-auth's shape): the organization with its members (the

@@ -66,6 +66,20 @@ describe(`list-members on a ${N.toLocaleString("en")}-member organization (${tes
     expect(byRoleDesc.body.members[0].role).toBe("owner");
   });
 
+  it("a deep page is read from the nearer end once the total is known, with the same members in the same order", async () => {
+    for (const query of [{ filterField: "role", filterOperator: "ne", filterValue: "owner" }, { sortBy: "role", sortDirection: "desc", filterField: "role", filterOperator: "ne", filterValue: "nobody" }]) {
+      const deep = { ...query, limit: "100", offset: String(N - 150) };
+      const forwards = await captureSql(server, () => page(deep)); // the total not yet counted for this filter: read forwards
+      const backwards = await captureSql(server, () => page(deep));
+      expect(backwards.result.status, backwards.result.text).toBe(200);
+      expect(backwards.result.body.members).toHaveLength(100);
+      expect(backwards.result.body.members).toEqual(forwards.result.body.members);
+      const pageRead = (statements: string[]) => statements.find((q) => /^select .* from .?members.? as .?m0.? .*order by/i.test(q) && !/count\(/.test(q))!;
+      expect(pageRead(forwards.statements), forwards.statements.join("\n")).toMatch(/offset/i);
+      expect(pageRead(backwards.statements)).not.toEqual(pageRead(forwards.statements)); // the other direction, a small offset
+    }
+  });
+
   it("counts a large total once per filter; adding, re-roling or removing a member recounts it at once; stale totals are recounted", async () => {
     const counts = (statements: string[]) => statements.filter((s) => /^select count\(\*\)/.test(s)).length;
     const total = async (query: Record<string, string> = {}) => {
