@@ -67,7 +67,8 @@ describe(`list-members on a ${N.toLocaleString("en")}-member organization (${tes
   });
 
   it("a deep page is read from the nearer end once the total is known, with the same members in the same order", async () => {
-    for (const query of [{ filterField: "role", filterOperator: "ne", filterValue: "owner" }, { sortBy: "role", sortDirection: "desc", filterField: "role", filterOperator: "ne", filterValue: "nobody" }]) {
+    const queries: Record<string, string>[] = [{ filterField: "role", filterOperator: "ne", filterValue: "owner" }, { sortBy: "role", sortDirection: "desc", filterField: "role", filterOperator: "ne", filterValue: "nobody" }];
+    for (const query of queries) {
       const deep = { ...query, limit: "100", offset: String(N - 150) };
       const forwards = await captureSql(server, () => page(deep)); // the total not yet counted for this filter: read forwards
       const backwards = await captureSql(server, () => page(deep));
