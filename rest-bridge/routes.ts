@@ -206,6 +206,7 @@ export const routes: readonly Route[] = [
   { method: "POST", path: "/admin/oauth2/update-client", procedure: "admin.oauth2.updateClient", input: "body" },
   // Ours (the console's clients page): any client, under the `oauthClient` permission.
   { method: "GET", path: "/admin/oauth2/list-clients", procedure: "admin.oauth2.listClients", input: "query" },
+  { method: "GET", path: "/admin/oauth2/get-client", procedure: "admin.oauth2.getClient", input: "query" },
   { method: "POST", path: "/admin/oauth2/client/rotate-secret", procedure: "admin.oauth2.rotateSecret", input: "body" },
   { method: "POST", path: "/admin/oauth2/delete-client", procedure: "admin.oauth2.deleteClient", input: "body" },
   { method: "GET", path: "/admin/oauth2/get-client-consents", procedure: "admin.oauth2.getClientConsents", input: "query" },

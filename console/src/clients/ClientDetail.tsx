@@ -12,15 +12,14 @@ import { ClientForm, SecretOnce, type ClientFormValues } from "./ClientForm.tsx"
 
 /** One client: edit it, rotate its secret, delete it (with its tokens and consents); who allowed it. */
 export function ClientDetail({ id }: { id: string }) {
-  // No get-one admin procedure: the list holds every field (the newest 200).
-  const list = useLoad(() => api.admin.oauth2.listClients.query({ limit: 200, offset: 0 }), [id]);
+  const one = useLoad(() => api.admin.oauth2.getClient.query({ client_id: id }), [id]);
   const consents = useLoad(() => api.admin.oauth2.getClientConsents.query({ client_id: id }), [id]);
   const action = useAction();
   const [secret, setSecret] = useState<string | undefined>();
-  const client = list.data?.clients.find((c) => c.client_id === id);
+  const client = one.data;
 
   async function save(v: ClientFormValues) {
-    if (await action.run(() => api.admin.oauth2.updateClient.mutate({ client_id: id, update: v }), "Client saved.")) list.reload();
+    if (await action.run(() => api.admin.oauth2.updateClient.mutate({ client_id: id, update: v }), "Client saved.")) one.reload();
   }
   async function rotate() {
     const rotated = await action.run(() => api.admin.oauth2.rotateSecret.mutate({ client_id: id }), "New secret made; the old one no longer works.");
@@ -42,8 +41,8 @@ export function ClientDetail({ id }: { id: string }) {
       <p className="crumbs">
         <Link to="/clients">OAuth clients</Link> / {name}
       </p>
-      <PageTitle text={name}>{client ? name : list.loading ? "Loading client…" : "Client not found"}</PageTitle>
-      <ProblemBox problem={list.problem} />
+      <PageTitle text={name}>{client ? name : one.loading ? "Loading client…" : "Client not found"}</PageTitle>
+      <ProblemBox problem={one.problem} />
       <ProblemBox problem={action.problem} />
       <Notice text={action.notice} />
       <SecretOnce clientId={id} secret={secret} />

@@ -156,5 +156,7 @@ export async function adminListClients(em: EntityManager, page: { limit: number;
   return { clients: rows.map((r) => clientAnswer(clientOf(r), null)), total };
 }
 
+/** One client by id, as the list shows it (the console's client page): 404 OAUTH_CLIENT_NOT_FOUND. */
+export const adminGetClient = async (em: EntityManager, clientId: string) => clientAnswer(await anyClient(em, clientId), null);
 export const adminDeleteClient = async (em: EntityManager, clientId: string) => deleteClient(em, await anyClient(em, clientId));
 export const adminRotateSecret = async (app: App, em: EntityManager, clientId: string) => rotateSecret(app, em, await anyClient(em, clientId));

@@ -99,6 +99,14 @@ export const managementOperations = {
     output: z.object({ clients: z.array(clientRecord), total: z.number() }),
     permissions: ["YOU_ARE_NOT_ALLOWED_TO_LIST_OAUTH_CLIENTS"],
   },
+  "admin.oauth2.getClient": {
+    summary: "One client by `client_id`, as the list shows it (the console's client page)",
+    access: "session",
+    switchable,
+    output: clientRecord,
+    permissions: ["YOU_ARE_NOT_ALLOWED_TO_LIST_OAUTH_CLIENTS"],
+    errors: ["OAUTH_CLIENT_NOT_FOUND"],
+  },
   "admin.oauth2.rotateSecret": {
     summary: "A new secret for any confidential client (shown once; the old one stops working)",
     access: "own-session",

@@ -36,6 +36,7 @@ export const adminOauth2Router = router({
   updateClient: procedures.withPermission("oauthClient", ["update"], { lasting: true }).input(schema.adminUpdateClientInput).mutation(({ ctx, input }) => clients.adminUpdateClient(ctx.app, ctx.em, input)),
   // The console's clients page: every client, and what only an admin may do to any of them.
   listClients: procedures.withPermission("oauthClient", ["list"]).input(schema.adminListClientsInput).query(({ ctx, input }) => clients.adminListClients(ctx.em, input)),
+  getClient: procedures.withPermission("oauthClient", ["list"]).input(schema.clientIdInput).query(({ ctx, input }) => clients.adminGetClient(ctx.em, input.client_id)),
   rotateSecret: procedures.withPermission("oauthClient", ["update"], { lasting: true }).input(schema.clientIdInput).mutation(({ ctx, input }) => clients.adminRotateSecret(ctx.app, ctx.em, input.client_id)),
   deleteClient: procedures.withPermission("oauthClient", ["delete"]).input(schema.clientIdInput).mutation(({ ctx, input }) => clients.adminDeleteClient(ctx.em, input.client_id)),
   getClientConsents: procedures.withPermission("oauthClient", ["list"]).input(schema.clientIdInput).query(({ ctx, input }) => consents.adminClientConsents(ctx.em, input.client_id)),

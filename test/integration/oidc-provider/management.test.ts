@@ -111,7 +111,7 @@ describe("admin clients", () => {
 
 describe("the console's client procedures", () => {
   it("list every client, rotate any secret, show a client's consents, delete a client with its tokens; each under oauthClient", async () => {
-    for (const path of ["/admin/oauth2/list-clients", "/admin/oauth2/get-client-consents?client_id=x"]) {
+    for (const path of ["/admin/oauth2/list-clients", "/admin/oauth2/get-client?client_id=x", "/admin/oauth2/get-client-consents?client_id=x"]) {
       expect((await call(path)).body.code, path).toBe("YOU_ARE_NOT_ALLOWED_TO_LIST_OAUTH_CLIENTS");
     }
     expect((await call("/admin/oauth2/delete-client", { client_id: "x" })).body.code).toBe("YOU_ARE_NOT_ALLOWED_TO_DELETE_OAUTH_CLIENTS");
@@ -123,6 +123,11 @@ describe("the console's client procedures", () => {
     expect(listed.status).toBe(200);
     expect(listed.body.clients.map((c: { client_id: string }) => c.client_id)).toContain(mine.body.client_id);
     expect(listed.body.clients.every((c: Record<string, unknown>) => c.client_secret === undefined)).toBe(true);
+    // One client by id (the console's client page), as the list shows it; anyone's, never its secret.
+    const one = await call(`/admin/oauth2/get-client?client_id=${mine.body.client_id}`, undefined, admin.token);
+    expect(one.status, one.text).toBe(200);
+    expect(one.body).toEqual(listed.body.clients.find((c: { client_id: string }) => c.client_id === mine.body.client_id));
+    expect((await call("/admin/oauth2/get-client?client_id=unknown", undefined, admin.token)).body.code).toBe("OAUTH_CLIENT_NOT_FOUND");
 
     const { browser, tokens } = await signInWith(mine.body.client_id, mine.body.client_secret);
     const consents = await call(`/admin/oauth2/get-client-consents?client_id=${mine.body.client_id}`, undefined, admin.token);
