@@ -108,13 +108,16 @@ describe(`password hashes on the CLI's thread pool (${testDialect})`, () => {
   it("the pool's threads run 10 nice levels below the event loop, and they are the ones hashing; PORTCULLIS_HASH_NICE=0 keeps them level", async () => {
     const server = await start({});
     const pid = server.child.pid!;
+    // A fresh process's first sign-ups are V8's busiest (compiling them on its helper threads):
+    // past them, what the threads spend is the hashing.
+    expect((await Promise.all(Array.from({ length: 2 * CORES }, () => signUp(server)))).map((r) => r.status)).toEqual(Array(2 * CORES).fill(200));
     const before = taskStats(pid);
     expect(before[String(pid)]!.nice).toBe(0);
     const lowered = Object.keys(before).filter((tid) => before[tid]!.nice === 10);
     expect(lowered).toHaveLength(CORES);
     expect(Object.values(before).filter((t) => t.nice !== 0 && t.nice !== 10)).toEqual([]);
 
-    const size = 8 * CORES;
+    const size = 16 * CORES;
     expect((await Promise.all(Array.from({ length: size }, () => signUp(server)))).map((r) => r.status)).toEqual(Array(size).fill(200));
     const after = taskStats(pid);
     const spent = (tids: string[]) => tids.reduce((sum, tid) => sum + (after[tid]?.ticks ?? 0) - (before[tid]?.ticks ?? 0), 0);
