@@ -268,6 +268,7 @@ const SETUPS: Record<string, (user: SignedInUser) => Promise<Setup>> = {
   "POST /admin/oauth2/update-client": async () => ({ known: { client_id: await oauthClient(null) }, extra: { update: { client_name: "Renamed" } } }),
   "POST /admin/oauth2/client/rotate-secret": async () => ({ known: { client_id: await oauthClient(null, "client_secret_basic") } }),
   "POST /admin/oauth2/delete-client": async () => ({ known: { client_id: await oauthClient(null) } }),
+  "GET /admin/oauth2/get-client": async () => ({ known: { client_id: await oauthClient(null) } }),
   "GET /admin/oauth2/get-client-consents": async () => ({ known: { client_id: await oauthClient(null) } }),
   "POST /oauth2/create-client": async () => ({ extra: { redirect_uris: ["https://rp.example.test/cb"] } }),
   "POST /admin/oauth2/create-client": async () => ({ extra: { redirect_uris: ["https://rp.example.test/cb"] } }),
