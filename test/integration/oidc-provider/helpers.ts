@@ -3,9 +3,18 @@ import { createHash, randomBytes } from "node:crypto";
 import { expect } from "vitest";
 import { createClient, type NewClient } from "../../../src/modules/oidc-provider/clients.ts";
 import { cookieFrom, get, post, request, uniqueEmail, type Reply } from "../../harness/http.ts";
-import type { TestServer } from "../../harness/server.ts";
+import type { PortcullisConfig } from "../../../src/index.ts";
+import { startTestServer, type TestServer } from "../../harness/server.ts";
 
 export const REDIRECT = "https://rp.example.test/callback";
+
+export type RelyingParty = { clientId: string; clientSecret: string | null };
+
+/** A test file's server on its own origin (the pages' CSRF checks pass) with one registered confidential client. */
+export async function serverWithClient(config: PortcullisConfig = {}): Promise<{ server: TestServer; rp: RelyingParty }> {
+  const server = await startTestServer(config, { ownOrigin: true });
+  return { server, rp: await registerClient(server) };
+}
 
 /** Registers a client through the service itself (the registration endpoints have their own tests). */
 export async function registerClient(server: TestServer, overrides: Partial<NewClient> = {}) {

@@ -8,19 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OauthAccessToken, Session } from "../../../src/db/entities/index.ts";
 import { post, request as http } from "../../harness/http.ts";
 import { HOUR } from "../../harness/clock.ts";
-import { startTestServer, type TestServer } from "../../harness/server.ts";
-import { authorizeToCallback, authorizeUrl, browserPost, pkce, REDIRECT, registerClient, signUp, startAuthorize, tokenRequest, userinfo, type Browser } from "./helpers.ts";
+import type { TestServer } from "../../harness/server.ts";
+import { authorizeToCallback, authorizeUrl, browserPost, pkce, REDIRECT, signUp, startAuthorize, tokenRequest, userinfo, type Browser, serverWithClient, type RelyingParty } from "./helpers.ts";
 
 let server: TestServer;
-let rp: { clientId: string; clientSecret: string | null };
-
-beforeAll(async () => {
-  server = await startTestServer({}, { ownOrigin: true });
-  rp = await registerClient(server);
-});
-afterAll(async () => {
-  await server.close();
-});
+let rp: RelyingParty;
+beforeAll(async () => ({ server, rp } = await serverWithClient()));
+afterAll(() => server.close());
 
 const request = (p = pkce()) =>
   authorizeUrl(server, {

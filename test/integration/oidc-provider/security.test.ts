@@ -8,21 +8,15 @@ import { OauthClient, OauthConsent, OauthRefreshToken } from "../../../src/db/en
 import { post } from "../../harness/http.ts";
 import { SECOND } from "../../harness/clock.ts";
 import { bootstrapAdmin } from "../../harness/admin-helpers.ts";
-import { startTestServer, type TestServer } from "../../harness/server.ts";
+import type { TestServer } from "../../harness/server.ts";
 import {
-  authorizeToCallback, authorizeUrl, browserGet, browserPost, consent, pkce, REDIRECT, registerClient, signUp, startAuthorize, tokenRequest, userinfo, type Browser,
+  authorizeToCallback, authorizeUrl, browserGet, browserPost, consent, pkce, REDIRECT, registerClient, signUp, startAuthorize, tokenRequest, userinfo, type Browser, serverWithClient, type RelyingParty,
 } from "./helpers.ts";
 
 let server: TestServer;
-let rp: { clientId: string; clientSecret: string | null };
-
-beforeAll(async () => {
-  server = await startTestServer({}, { ownOrigin: true });
-  rp = await registerClient(server);
-});
-afterAll(async () => {
-  await server.close();
-});
+let rp: RelyingParty;
+beforeAll(async () => ({ server, rp } = await serverWithClient()));
+afterAll(() => server.close());
 
 function request(p = pkce(), extra: Record<string, string> = {}) {
   return authorizeUrl(server, {

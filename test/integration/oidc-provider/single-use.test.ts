@@ -5,19 +5,13 @@
  * the other, a replay, revokes what the winner got.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../harness/server.ts";
-import { authorizeToCallback, authorizeUrl, pkce, REDIRECT, registerClient, signUp, tokenRequest, userinfo, type Browser } from "./helpers.ts";
+import type { TestServer } from "../../harness/server.ts";
+import { authorizeToCallback, authorizeUrl, pkce, REDIRECT, signUp, tokenRequest, userinfo, type Browser, serverWithClient, type RelyingParty } from "./helpers.ts";
 
 let server: TestServer;
-let rp: { clientId: string; clientSecret: string | null };
-
-beforeAll(async () => {
-  server = await startTestServer({}, { ownOrigin: true });
-  rp = await registerClient(server);
-});
-afterAll(async () => {
-  await server.close();
-});
+let rp: RelyingParty;
+beforeAll(async () => ({ server, rp } = await serverWithClient()));
+afterAll(() => server.close());
 
 async function codeFor(browser: Browser) {
   const p = pkce();

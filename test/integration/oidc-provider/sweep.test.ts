@@ -7,19 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OauthAccessToken, OauthCode, OauthRefreshToken } from "../../../src/db/entities/index.ts";
 import { HOUR, MINUTE } from "../../harness/clock.ts";
 import { testDialect } from "../../harness/database.ts";
-import { startTestServer, type TestServer } from "../../harness/server.ts";
-import { authorizeToCallback, authorizeUrl, pkce, REDIRECT, registerClient, signUp, tokenRequest, userinfo } from "./helpers.ts";
+import type { TestServer } from "../../harness/server.ts";
+import { authorizeToCallback, authorizeUrl, pkce, REDIRECT, signUp, tokenRequest, userinfo, serverWithClient, type RelyingParty } from "./helpers.ts";
 
 let server: TestServer;
-let rp: { clientId: string; clientSecret: string | null };
-
-beforeAll(async () => {
-  server = await startTestServer({ sweeper: { intervalSec: 0 }, oidcProvider: { refreshTokenExpiresInSec: 3 * HOUR / 1000 } }, { ownOrigin: true });
-  rp = await registerClient(server);
-});
-afterAll(async () => {
-  await server.close();
-});
+let rp: RelyingParty;
+beforeAll(async () => ({ server, rp } = await serverWithClient({ sweeper: { intervalSec: 0 }, oidcProvider: { refreshTokenExpiresInSec: 3 * HOUR / 1000 } })));
+afterAll(() => server.close());
 
 const rows = async () => {
   const em = server.portcullis.app.orm.em.fork();
