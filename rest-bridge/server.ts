@@ -11,7 +11,7 @@ import { createCors, trpcVary } from "./cors.ts";
 import { sendError, sendJson } from "./errors.ts";
 import { checkLoginOrigin, checkOrigin, checkRateLimit, clientIpResolver, type ClientIpOf } from "./guards.ts";
 import { serveGetSession } from "./get-session.ts";
-import { leanPath, leanTargetsOf } from "./lean.ts";
+import { leanPath, leanTargetsOf, type LeanRequest } from "./lean.ts";
 import { failureToErrorPage, prefersHtml, sendHtml, sendPage } from "./html.ts";
 import { createConsoleHandler } from "./console.ts";
 import { createOpenApiPages } from "./openapi.ts";
@@ -59,35 +59,38 @@ async function bridge(app: App, req: IncomingMessage, res: ServerResponse, url: 
   if (route.input === "body+query") input = { ...(input as object), ...Object.fromEntries(url!.searchParams) };
   if (Object.keys(params).length) input = { ...(input as object), ...params };
 
-  const ctx = createContext(app, { headers: req.headers, ip, requestId: call.requestId });
+  // A lean path answers a hot route without the tRPC caller and its context where one exists (lean.ts).
+  const leanReq: LeanRequest = { headers: req.headers, effects: { headers: {} } };
+  const lean = leanPath(app, route.procedure, leanReq, input);
+  const ctx = lean ? null : createContext(app, { headers: req.headers, ip, requestId: call.requestId });
+  const effects = ctx ? ctx.effects : leanReq.effects;
   let output: unknown;
   try {
-    // A lean path answers a hot route without the tRPC caller where one exists (lean.ts).
-    output = await (leanPath(route.procedure, ctx, input) ?? procedureAt(createCaller(ctx), route.procedure)(input));
+    output = await (lean ?? procedureAt(createCaller(ctx!), route.procedure)(input));
   } catch (err) {
     // Cookies the procedure set or cleared before it failed still go out, as tRPC's adapter sends
     // them (responseMeta): an OAuth callback that used its state up clears the state cookie.
-    const cookies = effectHeaders(app, ctx.effects)["set-cookie"];
+    const cookies = effectHeaders(app, effects)["set-cookie"];
     if (cookies) res.setHeader("set-cookie", cookies);
     // docs/wire-contract.md §9: a browser sent back from a provider gets a page, a program keeps JSON.
     if (!route.errorPage || !prefersHtml(req.headers.accept)) throw err;
     call.errorCode = toAuthError(err).authCode;
     return failureToErrorPage(app, res, err, call.requestId);
   }
-  const headers = effectHeaders(app, ctx.effects);
-  if (ctx.effects.failure) call.errorCode = ctx.effects.failure;
-  if (ctx.effects.redirect) {
-    res.writeHead(302, { ...headers, location: ctx.effects.redirect, "cache-control": "no-store" });
+  const headers = effectHeaders(app, effects);
+  if (effects.failure) call.errorCode = effects.failure;
+  if (effects.redirect) {
+    res.writeHead(302, { ...headers, location: effects.redirect, "cache-control": "no-store" });
     res.end();
     return;
   }
-  if (ctx.effects.page) {
+  if (effects.page) {
     call.interim = true;
-    return sendPage(res, ctx.effects.page, headers);
+    return sendPage(res, effects.page, headers);
   }
   if (route.html) return sendHtml(res, String(output), headers);
-  if (route.ndjson) return streamNdjson(res, headers, output as StreamPage, (cursor) => procedureAt(createCaller(ctx), route.procedure)({ ...(input as object), cursor }) as Promise<StreamPage>);
-  sendJson(res, ctx.effects.status ?? 200, output ?? null, headers);
+  if (route.ndjson) return streamNdjson(res, headers, output as StreamPage, (cursor) => procedureAt(createCaller(ctx!), route.procedure)({ ...(input as object), cursor }) as Promise<StreamPage>);
+  sendJson(res, effects.status ?? 200, output ?? null, headers);
 }
 
 /** Resolves when the response is finished or its connection is gone, whichever comes first. */

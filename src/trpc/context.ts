@@ -60,6 +60,13 @@ export interface ContextInput {
   requestId?: string;
 }
 
+/** What a request authenticates with: the API key header, else a session token (Bearer, then cookie). */
+export interface Credentials {
+  apiKey: string | null;
+  token: string | null;
+  source: "bearer" | "cookie" | null;
+}
+
 function header(headers: ContextInput["headers"], name: string): string | null {
   const v = headers[name];
   return (Array.isArray(v) ? v[0] : v) ?? null;
@@ -85,9 +92,27 @@ export function readSessionToken(app: App, headers: ContextInput["headers"]) {
   return { token: null, source: null };
 }
 
+export function credentialsOf(app: App, headers: ContextInput["headers"]): Credentials {
+  const apiKey = readApiKey(app, headers);
+  return apiKey ? { apiKey, token: null, source: null } : { apiKey, ...readSessionToken(app, headers) };
+}
+
+/**
+ * The request's principal, as the `session` builder reads it (src/trpc/init.ts): the API key's
+ * owner, else the session; null when there is neither. A session whose expiry slid re-sends its
+ * cookie through `effects` (to cookie callers only). A bad key rejects with its 401 or 429.
+ */
+export async function resolvePrincipal(app: App, { apiKey, token, source }: Credentials, effects: Effects): Promise<ResolvedSession | null> {
+  const s = apiKey ? await resolveKeyPrincipal(app, apiKey) : token ? await resolveSession(app, token) : null;
+  if (s?.extended && source === "cookie" && !effects.sessionCookie) {
+    effects.sessionCookie = { token: token!, maxAgeSec: app.config.session.expiresInSec };
+  }
+  return s;
+}
+
 export function createContext(app: App, input: ContextInput): Context {
-  const apiKey = readApiKey(app, input.headers);
-  const { token, source } = apiKey ? { token: null, source: null } : readSessionToken(app, input.headers);
+  const credentials = credentialsOf(app, input.headers);
+  const { apiKey, token, source } = credentials;
   let em: EntityManager | undefined;
   let session: Promise<ResolvedSession | null> | undefined;
   const ctx: Context = {

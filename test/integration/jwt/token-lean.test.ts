@@ -6,7 +6,6 @@
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { leanPath } from "../../../rest-bridge/lean.ts";
-import { createContext } from "../../../src/trpc/context.ts";
 import { signUp } from "../../harness/admin-helpers.ts";
 import { get, post } from "../../harness/http.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
@@ -19,13 +18,14 @@ afterAll(async () => {
   await server.close();
 });
 
+/** What the bridge hands a lean path: the request's headers and somewhere to leave cookies. */
+const leanRequest = (headers: Record<string, string>) => ({ headers, effects: { headers: {} } });
 const viaTrpc = (bearer?: string) => get(`${server.url}/api/trpc/token`, bearer ? { bearer } : {});
 
 describe("GET /token on the lean path", () => {
   it("is taken, and answers the session's JWT: the same token the procedure hands out (the per-session cache)", async () => {
     const user = await signUp(server);
-    const ctx = createContext(server.portcullis.app, { headers: { authorization: `Bearer ${user.token}` } });
-    const pending = leanPath("token", ctx, undefined);
+    const pending = leanPath(server.portcullis.app, "token", leanRequest({ authorization: `Bearer ${user.token}` }), undefined);
     expect(pending, "the lean path is taken").toBeInstanceOf(Promise);
     expect(await pending).toEqual({ token: expect.any(String) });
     const rest = await get(`${server.auth}/token`, { bearer: user.token });
@@ -57,11 +57,10 @@ describe("GET /token on the lean path", () => {
   });
 
   it("an input, or jwt off: not the lean path; off answers 404 through the procedure", async () => {
-    const ctx = createContext(server.portcullis.app, { headers: {} });
-    expect(leanPath("token", ctx, { x: 1 })).toBeUndefined();
+    expect(leanPath(server.portcullis.app, "token", leanRequest({}), { x: 1 })).toBeUndefined();
     const off = await startTestServer({ jwt: { enabled: false } });
     try {
-      expect(leanPath("token", createContext(off.portcullis.app, { headers: {} }), undefined)).toBeUndefined();
+      expect(leanPath(off.portcullis.app, "token", leanRequest({}), undefined)).toBeUndefined();
       expect((await get(`${off.auth}/token`)).status).toBe(404);
     } finally {
       await off.close();

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { leanHasPermission } from "../../../rest-bridge/lean.ts";
-import { createContext } from "../../../src/trpc/context.ts";
 import { adminPost, bootstrapAdmin, signUp, type SignedInUser } from "../../harness/admin-helpers.ts";
 import { post, request, type Reply } from "../../harness/http.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
@@ -32,8 +31,8 @@ const stable = (r: Reply) => ({ status: r.status, body: r.body, headers: [...r.h
 /** The lean path is taken for this body (a promise), and its HTTP answer equals the procedure's. */
 async function same(body: unknown, caller: Caller, raw?: string) {
   if (body !== null && typeof body === "object") {
-    const ctx = createContext(server.portcullis.app, { headers: { ...(caller.bearer ? { authorization: `Bearer ${caller.bearer}` } : {}), ...(caller.cookie ? { cookie: caller.cookie } : {}), ...caller.headers } });
-    const pending = leanHasPermission(ctx, body);
+    const headers = { ...(caller.bearer ? { authorization: `Bearer ${caller.bearer}` } : {}), ...(caller.cookie ? { cookie: caller.cookie } : {}), ...caller.headers };
+    const pending = leanHasPermission(server.portcullis.app, { headers, effects: { headers: {} } }, body);
     expect(pending, "the lean path is taken").toBeInstanceOf(Promise);
     await pending?.catch(() => undefined);
   }
@@ -134,10 +133,10 @@ describe("has-permission's lean path answers as the procedure", () => {
     // Both permissions and permission: the schema's refusal, on both paths.
     const both = await post(url(), { organizationId: orgId, permissions: { member: ["create"] }, permission: { member: ["create"] } }, caller);
     expect(both.status, both.text).toBe(400);
-    const ctx = createContext(server.portcullis.app, { headers: { authorization: `Bearer ${owner.token}` } });
-    expect(leanHasPermission(ctx, { permissions: {}, permission: {} })).toBeUndefined();
+    const leanReq = { headers: { authorization: `Bearer ${owner.token}` }, effects: { headers: {} } };
+    expect(leanHasPermission(server.portcullis.app, leanReq, { permissions: {}, permission: {} })).toBeUndefined();
     // A callback field: never on the lean path; the builder's check refuses a foreign one.
-    expect(leanHasPermission(ctx, { permissions: { member: ["create"] }, callbackURL: "https://evil.example/" })).toBeUndefined();
+    expect(leanHasPermission(server.portcullis.app, leanReq, { permissions: { member: ["create"] }, callbackURL: "https://evil.example/" })).toBeUndefined();
     const evil = await post(url(), { organizationId: orgId, permissions: { member: ["create"] }, callbackURL: "https://evil.example/" }, caller);
     expect([evil.status, evil.body.code]).toEqual([403, "INVALID_CALLBACK_URL"]);
     // Not JSON: 415 before any path is chosen.
@@ -161,6 +160,34 @@ describe("has-permission's lean path answers as the procedure", () => {
     expect(banned.status, banned.text).toBe(200);
     const afterBan = await same({ organizationId: orgId, permissions: { organization: ["delete"] } }, { bearer: owner.token });
     expect(afterBan.status, afterBan.text).toBe(401);
+  });
+
+  it("a cookie session whose expiry slides gets its cookie re-sent, on a grant and on a refusal, as the procedure sends it", async () => {
+    const { owner, orgId } = await orgWithOwner();
+    const body = { organizationId: orgId, permissions: { organization: ["delete"] } };
+    const answers = [];
+    for (const via of [undefined, "procedure"]) {
+      // Past session.updateAgeSec (a day) since the last slide: this check moves the expiry.
+      server.clock.advance(25 * 3600 * 1000);
+      const pending = via ? undefined : leanHasPermission(server.portcullis.app, { headers: { cookie: owner.cookie }, effects: { headers: {} } }, body);
+      if (pending) {
+        // The lean call itself slid it: one more day for the request below.
+        await pending;
+        server.clock.advance(25 * 3600 * 1000);
+      }
+      const granted = await post(url(), { ...body, ...(via ? { via } : {}) }, { cookie: owner.cookie });
+      const refused = await (async () => {
+        server.clock.advance(25 * 3600 * 1000);
+        return post(url(), { organizationId: crypto.randomUUID(), permissions: body.permissions, ...(via ? { via } : {}) }, { cookie: owner.cookie });
+      })();
+      answers.push({ granted, refused });
+    }
+    for (const { granted, refused } of answers) {
+      expect([granted.status, granted.body]).toEqual([200, { error: null, success: true }]);
+      expect(granted.headers.get("set-cookie"), "granted").toMatch(/session_token=.*Max-Age=604800/);
+      expect(refused.status, refused.text).toBe(403);
+      expect(refused.headers.get("set-cookie"), "refused").toMatch(/session_token=.*Max-Age=604800/);
+    }
   });
 
   it("its exact target and other spellings of the path (a query, a doubled slash) give one answer; a body sent in pieces too", async () => {
