@@ -153,6 +153,9 @@ export function sitesOutside(files: readonly SourceFile[], pattern: RegExp, allo
   );
 }
 
+/** A write of the sessions table: the session core's (and the store's own) alone, so none forgets an eviction. */
+export const SESSION_WRITE = /app\.sessions\.(insertSignUp|insertSessionUnlessBanned|extend)\(|\b(insert|insertMany|nativeUpdate|nativeDelete|upsert|upsertMany)\(\s*Session\b/;
+
 /** The report `npm run check:architecture` prints and the architecture test holds at its targets. */
 export function report(files = sources()) {
   return {
@@ -162,6 +165,7 @@ export function report(files = sources()) {
     leafImports: leafImports(files),
     longFiles: longFiles(files),
     evictionSites: sitesOutside(files, /sessionCache\.evict/, (p) => p.startsWith("src/core/session/")),
+    sessionWrites: sitesOutside(files, SESSION_WRITE, (p) => p.startsWith("src/core/session/") || p.startsWith("src/db/")),
     handAppliedGuards: sitesOutside(
       files,
       /AuthError\("(IMPERSONATION_NOT_ALLOWED|API_KEY_SESSION_NOT_ALLOWED|SESSION_NOT_FRESH)"|assertSafeCallback\(|isFresh\(|impersonatedBy\) throw/,
