@@ -7,7 +7,7 @@
 import { hash, verify } from "@node-rs/argon2";
 import { mainThreadCpuMicros } from "./probe.ts";
 
-// Same as src/crypto/password.ts: algorithm 2 = Argon2id (const enum; STACK.md trap 5).
+// Same as src/crypto/password.ts: algorithm 2 = Argon2id (a const enum that isolatedModules rejects).
 const OPTIONS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 const PASSWORD = "bench-password-123";
 

@@ -8,7 +8,7 @@
  *                     with each worker offered the load the one process was (a fifth of its
  *                     saturated rate; both saturated as a reference). Target 0.8·N. Where the
  *                     load generator shares the N cores (a 2-core machine), only the projection
- *                     can be shown (PERFORMANCE.md point 5).
+ *                     can be shown (the generator's core is then one the cluster lacks).
  *   BENCH_MULTI=1     three instances on one PostgreSQL (BENCH_PG_URL, default the test
  *                     database's server), each caching sessions for 60 s: a session revoked on
  *                     one, asked for on the other two right after the writer's answer; stale

@@ -11,7 +11,7 @@ import { checkRateLimit, type ClientIpOf } from "./guards.ts";
  * GET {base}/get-session, the hot path, called by the bridge directly: no tRPC caller, no
  * context object, no URL parsing, no header copies, no promise when the answer is at hand
  * (cached, or SQLite), and the cached answer's JSON written with one `res.end`. The same
- * function answers the tRPC procedure (src/modules/session/get-session.ts).
+ * function answers the tRPC procedure (src/core/session/get-session.ts answerGetSession).
  */
 export function serveGetSession(app: App, req: IncomingMessage, res: ServerResponse, ipOf: ClientIpOf, requestId: string): Promise<void> | undefined {
   if (app.rateLimiter.storage !== "off") return checkRateLimit(app, ipOf(req), "/get-session").then(() => answer(app, req, res, requestId));

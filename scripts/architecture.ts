@@ -153,6 +153,44 @@ export function sitesOutside(files: readonly SourceFile[], pattern: RegExp, allo
   );
 }
 
+/** A write of the sessions table: the session core's (and the store's own) alone, so none forgets an eviction. */
+export const SESSION_WRITE = /app\.sessions\.(insertSignUp|insertSessionUnlessBanned|extend)\(|\b(insert|insertMany|nativeUpdate|nativeDelete|upsert|upsertMany)\(\s*Session\b/;
+
+/**
+ * A citation a reader of the repository cannot follow: the team's notes kept outside it
+ * (CONTRACT, ARCHITECTURE, STACK and PERFORMANCE notes, the shared folder) or an issue number.
+ * Comments cite a section of docs/ or an RFC (docs/architecture.md "Style" 10).
+ */
+export const UNSHIPPED_CITATION = /\b(CONTRACT|ARCHITECTURE|STACK|PERFORMANCE)\.md\b|\.\.\/shared\/|\/work\/shared|\b[Ii]ssues? #?\d+\b|\(#\d+\b/;
+
+/** Every source file of `dirs`, tests and scripts included (comments cite the same way there). */
+export function textFiles(dirs: readonly string[] = ["src", "rest-bridge", "test", "bench", "scripts", "console/src", "packages/client/src"], base = root): SourceFile[] {
+  const all = (dir: string, out: string[] = []): string[] => {
+    for (const name of readdirSync(dir)) {
+      const full = join(dir, name);
+      if (statSync(full).isDirectory()) {
+        if (name !== "node_modules") all(full, out);
+      } else if (/\.(ts|tsx|mjs|cjs)$/.test(name) && !/\.d\.ts$/.test(name)) out.push(full);
+    }
+    return out;
+  };
+  return dirs.flatMap((d) => all(join(base, d))).map((full) => {
+    const path = relative(base, full).split("\\").join("/");
+    return { path, text: readFileSync(full, "utf8"), imports: [] };
+  });
+}
+
+/** Lines (comments included) that match `pattern`: `path:line`. */
+export function linesMatching(files: readonly SourceFile[], pattern: RegExp): string[] {
+  return files.flatMap((f) =>
+    f.text
+      .split("\n")
+      .map((line, i) => ({ line, i }))
+      .filter(({ line }) => pattern.test(line))
+      .map(({ i }) => `${f.path}:${i + 1}`),
+  );
+}
+
 /** The report `npm run check:architecture` prints and the architecture test holds at its targets. */
 export function report(files = sources()) {
   return {
@@ -162,6 +200,8 @@ export function report(files = sources()) {
     leafImports: leafImports(files),
     longFiles: longFiles(files),
     evictionSites: sitesOutside(files, /sessionCache\.evict/, (p) => p.startsWith("src/core/session/")),
+    sessionWrites: sitesOutside(files, SESSION_WRITE, (p) => p.startsWith("src/core/session/") || p.startsWith("src/db/")),
+    unshippedCitations: linesMatching(textFiles(), UNSHIPPED_CITATION),
     handAppliedGuards: sitesOutside(
       files,
       /AuthError\("(IMPERSONATION_NOT_ALLOWED|API_KEY_SESSION_NOT_ALLOWED|SESSION_NOT_FRESH)"|assertSafeCallback\(|isFresh\(|impersonatedBy\) throw/,

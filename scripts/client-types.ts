@@ -4,7 +4,7 @@
  * type is printed structurally (objects, unions, literals...), so the file imports nothing of the
  * server, nothing of zod or MikroORM: only `@trpc/server`'s types, which `@trpc/client` needs
  * anyway. `npx tsx scripts/client-types.ts` rewrites it; `--check` fails when it is stale
- * (test/integration/platform/client-package.test.ts runs that).
+ * (test/process/client-package.test.ts runs that).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";

@@ -16,7 +16,9 @@ export { checkPasswordLength, isValidUsername, normalizeEmail, parseEmail, parse
 export { CREDENTIAL_PROVIDER, credentialAccount, storePassword } from "./credential.ts";
 
 // Sessions: issue, resolve, end (every cache eviction is in there), the one view, the cookie
-export { bannedUser, isBanActive, issueSession, newSession, resolveSession, type AuthMethod, type IssuedSession, type IssueOptions, type NewSession, type RequestInfo, type ResolvedSession, type SignInAttempt } from "./session/sessions.ts";
+export {
+  bannedUser, insertSessionUnlessBanned, isBanActive, issueSession, newSession, resolveSession, writeSignUp, type AuthMethod, type IssuedSession, type IssueOptions, type NewSession, type RequestInfo, type ResolvedSession, type SignInAttempt,
+} from "./session/sessions.ts";
 export {
   apiKeyChanged, endImpersonationsBy, endSession, endSessionByTokenHash, endSessionsOf, listActiveSessions, revokeAllSessions, revokeOwnSession, userChanged,
 } from "./session/revoke.ts";

@@ -4,7 +4,7 @@ import { hash, verify } from "@node-rs/argon2";
 /**
  * argon2id with the OWASP parameters (m=19456 KiB, t=2, p=1). @node-rs/argon2 hashes on the
  * libuv thread pool, so the event loop keeps serving while a hash runs.
- * `algorithm: 2` is Algorithm.Argon2id (a const enum that isolatedModules rejects; STACK.md trap 5).
+ * `algorithm: 2` is Algorithm.Argon2id (a const enum that isolatedModules rejects).
  */
 const OPTIONS = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 

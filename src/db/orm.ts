@@ -16,7 +16,7 @@ export { DatabaseUnavailableError, parseDatabaseUrl, shippedMigrations, type Dat
 export async function ormOptions(target: DatabaseTarget, opts: { withMigrations?: boolean } = {}): Promise<Options> {
   const common = {
     entities,
-    // STACK.md trap 3: migrations under vitest need a plain dynamic import.
+    // Migrations under vitest need a plain dynamic import (else "Unknown file extension .ts").
     dynamicImportProvider: (id: string) => import(id),
     allowGlobalContext: false,
     debug: false,

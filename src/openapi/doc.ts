@@ -28,7 +28,7 @@ export interface OperationDoc<Output extends z.ZodType = z.ZodType> {
   access: Access;
   /** The JSON answer of a 200 (what the procedure returns; the bridge writes it as is). */
   output: Output;
-  /** The 403 codes of the admin permissions it checks (admin/permissions.ts), for callers whose role lacks one. */
+  /** The 403 codes of the admin permissions it checks (core/permissions.ts), for callers whose role lacks one. */
   permissions?: readonly ErrorCode[];
   /** Its own failures (service rules), beyond the shared guards, validation and `access`. */
   errors?: readonly ErrorCode[];

@@ -14,7 +14,7 @@ const emailFormat = z.email();
 /**
  * An email field that better-auth validates in its body schema (send-verification-email,
  * change-email): a malformed address is 400 VALIDATION_ERROR naming the field, as there.
- * Sign-up and sign-in answer INVALID_EMAIL instead (docs/wire-contract.md §4, email-password.rules.ts).
+ * Sign-up and sign-in answer INVALID_EMAIL instead (docs/wire-contract.md §4, core/identity.ts).
  */
 export const emailAddress = z
   .string()

@@ -1,8 +1,8 @@
 /**
  * THE list of differences between Portcullis and better-auth 1.6 that the contract makes on
- * purpose (/work/shared/docs/wire-contract.md). Each entry admits one kind of difference at one place:
+ * purpose (docs/wire-contract.md). Each entry admits one kind of difference at one place:
  * an endpoint (or a scenario's step) and a path in the step record (compare.ts), and, where
- * given, the exact value on each side. Every entry names the CONTRACT section that justifies
+ * given, the exact value on each side. Every entry names the wire contract's section that justifies
  * it. Anything else that differs fails test/compat. Entries that admit nothing any more fail
  * too (compat.test.ts): the list only ever says what is true today. Error messages are human
  * text and never compared (normalise.ts); codes are.

@@ -1,7 +1,7 @@
 import { api } from "../api.ts";
 
 /**
- * Every action the console offers, as `resource:action` (src/modules/admin/permissions.ts). The
+ * Every action the console offers, as `resource:action` (src/core/permissions.ts). The
  * console asks the server (has-permission) which of them the signed-in admin's roles grant and
  * hides the rest; the server refuses them anyway.
  */

@@ -1,4 +1,5 @@
 import { api, type DashboardData } from "../api.ts";
+import { type Column, DataTable } from "../ui/DataTable.tsx";
 import { useLoad } from "../ui/hooks.ts";
 import { Link } from "../ui/Link.tsx";
 import { PageTitle } from "../ui/PageTitle.tsx";
@@ -7,6 +8,16 @@ import { SignInChart } from "./SignInChart.tsx";
 
 const percent = (part: number, whole: number) => (whole === 0 ? "0%" : `${Math.round((part / whole) * 100)}%`);
 const dayLabel = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
+
+type Day = DashboardData["days"][number];
+
+/** The chart's figures as a table, for readers the chart does not reach: the days with any. */
+const DAY_COLUMNS: readonly Column<Day>[] = [
+  { header: "Day (UTC)", cell: (day) => dayLabel(day.day), rowHeader: true },
+  { header: "Sign-ups", cell: (day) => day.signUps },
+  { header: "Sign-ins", cell: (day) => day.signIns },
+  { header: "Failed sign-ins", cell: (day) => day.failedSignIns },
+];
 
 /** The console's first page (docs/admin-console.md "Dashboard"): admin.dashboard's figures, drawn from the audit log. */
 export function Dashboard() {
@@ -46,29 +57,13 @@ function Figures({ d }: { d: DashboardData }) {
         {dayLabel(d.days.at(-1)!.day)}, UTC).
       </p>
       <SignInChart days={d.days} />
-      <table className="chart-data">
-        <caption>The chart's figures per day</caption>
-        <thead>
-          <tr>
-            <th scope="col">Day (UTC)</th>
-            <th scope="col">Sign-ups</th>
-            <th scope="col">Sign-ins</th>
-            <th scope="col">Failed sign-ins</th>
-          </tr>
-        </thead>
-        <tbody>
-          {d.days
-            .filter((day) => day.signUps + day.signIns + day.failedSignIns > 0)
-            .map((day) => (
-              <tr key={day.day}>
-                <th scope="row">{dayLabel(day.day)}</th>
-                <td>{day.signUps}</td>
-                <td>{day.signIns}</td>
-                <td>{day.failedSignIns}</td>
-              </tr>
-            ))}
-        </tbody>
-      </table>
+      <DataTable
+        className="chart-data"
+        caption="The chart's figures per day"
+        columns={DAY_COLUMNS}
+        rows={d.days.filter((day) => day.signUps + day.signIns + day.failedSignIns > 0)}
+        rowKey={(day) => String(day.day)}
+      />
       <div className="columns">
         <section aria-labelledby="reasons">
           <h2 id="reasons">Top failure reasons</h2>

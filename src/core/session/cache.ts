@@ -29,11 +29,11 @@ export class SessionEntry {
 export type Invalidation = { digests: string[] } | { users: string[] } | { all: true };
 
 /**
- * Short-lived, bounded, in-process cache of resolved sessions keyed by the token's digest
- * (PERFORMANCE.md point 4). Expiry and bans are still checked on every hit; every write that
- * revokes a session or changes a user evicts it here, after its commit, and tells the other
- * instances through `publish` (session-invalidation.ts). Least recently used entries go first
- * when `maxEntries` is reached. Off (ttlMs 0) unless the config enables it.
+ * Short-lived, bounded, in-process cache of resolved sessions keyed by the token's digest, with
+ * their serialized answer (docs/performance.md). Expiry and bans are still checked on every hit;
+ * every write that revokes a session or changes a user evicts it here, after its commit, and
+ * tells the other instances through `publish` (invalidation.ts). Least recently used entries go
+ * first when `maxEntries` is reached. Off (ttlMs 0) unless the config enables it.
  *
  * A lookup that was in flight while an eviction happened must not store what it read: it may
  * have read the row before the revoking write committed. `generation` moves on every eviction;

@@ -4,7 +4,7 @@ import type { App } from "../../app.ts";
 import { randomToken, sha256 } from "../../crypto/tokens.ts";
 import { AuthError } from "../../errors.ts";
 import { Session } from "../../db/entities/index.ts";
-import type { MaybePromise, SessionRow, SessionWithUser } from "../../db/session-store/index.ts";
+import type { MaybePromise, SessionRow, SessionWithUser, SignInInsert, UserRow } from "../../db/session-store/index.ts";
 import type { SessionEntry } from "./cache.ts";
 
 export interface RequestInfo {
@@ -47,7 +47,7 @@ export interface NewSession extends IssuedSession {
   tokenHash: string;
 }
 
-/** A new session, not written yet: its row, token and digest (issueSession writes it; so does password sign-in's one statement). */
+/** A new session, not written yet: its row, token and digest (issueSession writes it; so do writeSignUp and insertSessionUnlessBanned, sign-up's and password sign-in's one statement). */
 export function newSession(app: App, req: RequestInfo, opts: IssueOptions): NewSession {
   const now = app.clock.now();
   const rememberMe = opts.rememberMe ?? true;
@@ -79,6 +79,24 @@ export async function issueSession(app: App, em: EntityManager, req: RequestInfo
   const { userId, ...columns } = issued.session;
   await em.insert(Session, { ...columns, user: userId, tokenHash, amr: opts.amr ? opts.amr.join(" ") : null });
   return issued;
+}
+
+/**
+ * Sign-up's one write (the session store's prepared statements, no ORM: its query building cost
+ * more main-thread time than the rest of sign-up): the user, its credential account and, unless
+ * verification comes first (null), the session newSession made.
+ */
+export function writeSignUp(app: App, user: UserRow, account: { id: string; passwordHash: string }, session: NewSession | null): Promise<void> {
+  return app.sessions.insertSignUp({ user, account, session: session ? { ...session.session, tokenHash: session.tokenHash } : null }, app.orm);
+}
+
+/**
+ * Password sign-in's one write: the session newSession made, inserted only if its user exists
+ * and is not banned at `now` (session store: one prepared statement that reads the user row
+ * FOR SHARE on PostgreSQL). Nothing inserted: "banned" or "gone".
+ */
+export function insertSessionUnlessBanned(app: App, issued: NewSession, now: Date): Promise<SignInInsert> {
+  return app.sessions.insertSessionUnlessBanned({ ...issued.session, tokenHash: issued.tokenHash }, now, app.orm);
 }
 
 export interface ResolvedSession extends SessionWithUser {

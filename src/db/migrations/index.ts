@@ -35,7 +35,7 @@ import { Migration20261209120000_client_jwks_uri as SqliteClientJwksUri } from "
 import { Migration20261209120000_client_jwks_uri as PostgresClientJwksUri } from "./postgresql/Migration20261209120000_client_jwks_uri.ts";
 
 // Listed explicitly (no file globbing): works the same under tsx, vitest and a bundle.
-// SQLite and PostgreSQL keep separate folders because their SQL differs (STACK.md trap 4).
+// SQLite and PostgreSQL keep separate folders because their SQL differs.
 export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: SqliteInitial },
   { name: "Migration20261122010600_device", class: SqliteDevice },

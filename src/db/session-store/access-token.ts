@@ -2,7 +2,7 @@ import { mapUser, USER_COLUMNS, type AccessTokenWithUser } from "./types.ts";
 
 /**
  * An OAuth access token as the userinfo and introspection endpoints read it (docs/oidc-provider.md
- * "Tokens"): one indexed lookup by the SHA-256 of the token, prepared once (PERFORMANCE.md hot path).
+ * "Tokens"): one indexed lookup by the SHA-256 of the token, prepared once (docs/performance.md).
  * The token's 10 columns, the `claims` request of the authorization its grant started from (the
  * grant's id is its code row's, joined by primary key: OIDC Core §5.5 `userinfo` claims, through
  * every refresh), then the user's (mapAccessTokenRow's order); `$1` / `?` appended by the driver.

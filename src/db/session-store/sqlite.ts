@@ -125,7 +125,7 @@ function signUpTransaction(connection: Database.Database): (rows: SignUpRows) =>
 
 /**
  * A second, in-process connection to the same SQLite file (WAL: readers never wait for the
- * writer). Statements are prepared once; a lookup is ~12 µs (PERFORMANCE.md).
+ * writer). Statements are prepared once; a lookup is ~12 µs (docs/performance.md).
  */
 export function createSqliteSessionStore(file: string): SessionStore {
   const db = new Database(file);

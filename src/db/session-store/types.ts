@@ -2,7 +2,7 @@ import type { MikroORM } from "@mikro-orm/core";
 import type { MembershipLookup } from "./membership.ts";
 
 /**
- * The hot-path port (PERFORMANCE.md): one query prepared once per process, session joined to
+ * The hot-path port (docs/performance.md): one query prepared once per process, session joined to
  * user, and password sign-in's lookup and session insert. MikroORM stays off these paths; it
  * owns the schema and every other write.
  */

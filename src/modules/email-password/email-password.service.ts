@@ -8,7 +8,9 @@ import { lockBanState } from "../../db/ban-lock.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { mapUniqueViolation } from "../../db/unique.ts";
 import { AuthError } from "../../errors.ts";
-import { bannedUser, checkPasswordLength, hasSecondStep, isBanActive, issueSession, newSession, newUserRow, parseEmail, parseUsername, type RequestInfo, secondStep, sendsVerificationOnSignUp, sendVerificationLater, type SignedIn, userChanged } from "../../core/index.ts";
+import {
+  bannedUser, checkPasswordLength, hasSecondStep, insertSessionUnlessBanned, isBanActive, issueSession, newSession, newUserRow, parseEmail, parseUsername, type RequestInfo, secondStep, sendsVerificationOnSignUp, sendVerificationLater, type SignedIn, userChanged, writeSignUp,
+} from "../../core/index.ts";
 import { equalizeFailedCheck, upgradePasswordHash } from "./legacy-hashes.ts";
 
 export interface SignUpInput {
@@ -51,12 +53,7 @@ export async function signUp(app: App, req: RequestMeta, input: SignUpInput): Pr
   // One write (session store: prepared statements, no ORM): the ORM's query building cost more
   // main-thread time than the rest of sign-up.
   const issued = needsVerification ? null : newSession(app, req, { userId: user.id, rememberMe: input.rememberMe });
-  await mapUniqueViolation(() =>
-    app.sessions.insertSignUp(
-      { user, account: { id: randomUUID(), passwordHash }, session: issued ? { ...issued.session, tokenHash: issued.tokenHash } : null },
-      app.orm,
-    ),
-  );
+  await mapUniqueViolation(() => writeSignUp(app, user, { id: randomUUID(), passwordHash }, issued));
   const result: SignedIn = issued ? { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user } : { token: null, cookieMaxAgeSec: null, user };
   // After the commit, and after the response: the mail never waits on (or undoes) the sign-up.
   if (sendsVerificationOnSignUp(config)) sendVerificationLater(app, req, result.user, input.callbackURL);
@@ -109,7 +106,7 @@ export async function signInWithPassword(
   // we refuse, or it waits for our insert and then ends our session (session-store).
   if (!user.banned && !hasSecondStep(app, user)) {
     const issued = newSession(app, req, { userId: user.id, rememberMe });
-    const outcome = await app.sessions.insertSessionUnlessBanned({ ...issued.session, tokenHash: issued.tokenHash }, now, app.orm);
+    const outcome = await insertSessionUnlessBanned(app, issued, now);
     if (outcome === "banned") throw bannedUser(app);
     if (outcome === "gone") throw new AuthError(failure); // removed meanwhile
     return { token: issued.token, cookieMaxAgeSec: issued.cookieMaxAgeSec, user, secondStep: { kind: "none", trustToken: null } };

@@ -157,7 +157,7 @@ async function resolveSignIn(app: App, tx: EntityManager, req: RequestInfo, logi
     const takesOver = await addressProven(app, tx, existing, "all");
     await insertAccount(app, tx, existing.id, login, now);
     const userChanged = (await updateUser(tx, existing.id, { liftsBan, verifies: false }, now)) || takesOver;
-    // A takeover removed the squatter's two-factor with everything else (user-access.service).
+    // A takeover removed the squatter's two-factor with everything else (core/holdings.ts).
     const twoFactorEnabled = existing.twoFactorEnabled && !takesOver;
     return { userId: existing.id, ...(await startSession(app, tx, req, { id: existing.id, twoFactorEnabled })), isNewUser: false, userChanged };
   }

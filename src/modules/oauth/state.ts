@@ -73,7 +73,7 @@ export function stateCookieMatches(app: App, state: string, cookie: string | nul
 
 /**
  * Uses a state up: of two callbacks racing with one state, only the one whose conditional delete
- * removed the row goes on (verification.service consumeVerification, as for mailed tokens).
+ * removed the row goes on (core/single-use-tokens.ts consumeVerification, as for mailed tokens).
  */
 export async function consumeState(app: App, em: EntityManager, state: string): Promise<OAuthState | null> {
   const value = await consumeVerification(app, em, PURPOSE, state);

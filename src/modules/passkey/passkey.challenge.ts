@@ -36,7 +36,7 @@ export async function saveChallenge(app: App, em: EntityManager, type: Ceremony,
 
 /**
  * Uses the cookie's challenge up, whatever comes next: a failed ceremony cannot be retried with
- * it; of two requests racing with one cookie, one gets it (verification.service
+ * it; of two requests racing with one cookie, one gets it (core/single-use-tokens.ts
  * consumeVerification). A missing or unknown cookie, an expired or used row, or one of the other
  * ceremony: 400 CHALLENGE_NOT_FOUND.
  */

@@ -8,7 +8,7 @@ const revokeInput = z
   .refine((v) => v.token !== undefined || v.id !== undefined, { message: "token or id is required", path: ["token"] });
 
 export const sessionProcedures = {
-  // Hot path: no output schema (PERFORMANCE.md point 3). The REST bridge calls answerGetSession directly.
+  // Hot path: no output schema (on a hot read path it costs more than it protects; inputs keep theirs). The REST bridge calls answerGetSession directly.
   getSession: publicProcedure.query(async ({ ctx }) => {
     const answer = await (ctx.apiKey
       ? answerKeySession(ctx.app, ctx.apiKey)
@@ -24,7 +24,7 @@ export const sessionProcedures = {
     return { success: true as const };
   }),
 
-  /** Each with `token`: the caller's own raw token, a revocation handle for the others (session-handle.ts). */
+  /** Each with `token`: the caller's own raw token, a revocation handle for the others (core/session/handles.ts). */
   listSessions: authedProcedure.query(async ({ ctx }) => {
     const sessions = await listActiveSessions(ctx.app, ctx.em, ctx.auth.user.id);
     const caller = { sessionId: ctx.auth.session.id, token: ctx.sessionToken };

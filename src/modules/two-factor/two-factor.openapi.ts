@@ -68,10 +68,10 @@ export const twoFactorDoc = moduleDoc({
     "admin.resetTwoFactor": {
       summary: "Turn a user's two-factor off (admin)",
       description: "For a user who lost their authenticator: enrollment, backup codes and trusted devices are forgotten. Not switched off with `twoFactor.enabled`.",
-      access: "session",
+      access: "own-session",
       output: z.object({ success: z.literal(true) }),
       permissions: ["YOU_ARE_NOT_ALLOWED_TO_SET_USERS_PASSWORD"],
-      errors: ["IMPERSONATION_NOT_ALLOWED", "USER_NOT_FOUND"],
+      errors: ["USER_NOT_FOUND"],
     },
   },
 });

@@ -5,8 +5,10 @@ import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../../src/config/index.ts";
 import { ERRORS, type ErrorCode } from "../../../src/errors.ts";
 import { openApiDocument, type OpenApiDocument } from "../../../src/openapi/index.ts";
-import { moduleDocs } from "../../../src/openapi/modules.ts";
 import { routes } from "../../../rest-bridge/routes.ts";
+import { appRouter } from "../../../src/trpc/app-router.ts";
+import type { ProcedureMeta } from "../../../src/trpc/init.ts";
+import { moduleDocs, operationDocs } from "../../../src/openapi/modules.ts";
 
 /**
  * The error side of the generated document (no server needed): every code of the one error
@@ -98,6 +100,24 @@ describe("errors in the OpenAPI document", () => {
       const secured = Array.isArray(op.security) && !op.security.some((s: Json) => Object.keys(s).length === 0);
       expect(pairs.has("401 UNAUTHORIZED") || pairs.has("401 oauth:unauthorized"), label).toBe(secured);
     }
+  });
+});
+
+describe("access in the OpenAPI document", () => {
+  it("is the access each route's builder gives its procedure (src/trpc/init.ts meta): its own session where lasting access is needed, a key's refusal where keys are refused", () => {
+    const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta: ProcedureMeta } }>;
+    const docs = operationDocs();
+    const wrong: string[] = [];
+    for (const route of routes) {
+      const meta = procedures[route.procedure]!._def.meta;
+      const { doc: op } = docs.get(route.procedure)!;
+      const lasting = meta.access === "lasting" || meta.access === "step-up" || meta.access === "fresh" || (meta.access === "permission" && meta.lasting === true);
+      const expected = lasting ? ["own-session"] : meta.access === "sign-in" ? ["sign-in"] : meta.access === "public" ? ["public", "optional"] : ["session"];
+      if (!expected.includes(op.access)) wrong.push(`${route.method} ${route.path}: ${op.access}, its builder says ${JSON.stringify(meta)}`);
+      const byKeyRefused = meta.access === "account" || meta.account === true;
+      if (byKeyRefused && !(op.errors ?? []).includes("API_KEY_SESSION_NOT_ALLOWED")) wrong.push(`${route.method} ${route.path}: no API_KEY_SESSION_NOT_ALLOWED`);
+    }
+    expect(wrong).toEqual([]);
   });
 });
 

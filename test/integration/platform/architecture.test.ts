@@ -2,14 +2,15 @@
  * The shape of the sources is kept by CI, not by memory (docs/architecture.md "How to check it"):
  * no import cycle, no import from one family folder into another outside the allowed arrows,
  * nothing below the families importing one, no production file over the size limit, session
- * cache eviction only in the session core, no cross-cutting rule applied by hand. The checker
- * itself is shown to fail on a cycle and on a forbidden arrow.
+ * cache eviction and session writes only in the session core, no cross-cutting rule applied by
+ * hand, no citation a reader of the repository cannot follow. The checker itself is shown to fail
+ * on what each check looks for.
  */
 import { describe, expect, it } from "vitest";
 import { routes } from "../../../rest-bridge/routes.ts";
 import { routeAccess } from "../../../scripts/docs/routes-doc.ts";
 import {
-  ALLOWED_FAMILY_ARROWS, cycles, familyImports, forbiddenFamilyImports, isDeclarationLeaf, leafImports, longFiles, MAX_LINES, report, sitesOutside, sources, upwardImports,
+  ALLOWED_FAMILY_ARROWS, cycles, familyImports, forbiddenFamilyImports, isDeclarationLeaf, leafImports, linesMatching, longFiles, MAX_LINES, report, SESSION_WRITE, sitesOutside, sources, textFiles, UNSHIPPED_CITATION, upwardImports,
   type SourceFile,
 } from "../../../scripts/architecture.ts";
 
@@ -46,10 +47,17 @@ describe("the architecture", () => {
     expect(longFiles(files)).toEqual([]);
   });
 
-  it("evicts the session cache only in the session core, and applies no guard by hand", () => {
+  it("evicts the session cache and writes sessions only in the session core, and applies no guard by hand", () => {
     const r = report(files);
     expect(r.evictionSites).toEqual([]);
+    expect(r.sessionWrites).toEqual([]);
     expect(r.handAppliedGuards).toEqual([]);
+  });
+
+  it("cites what ships: no comment or text of the sources, tests, bench or scripts points at the team's notes outside the repository or at an issue", () => {
+    const all = textFiles();
+    expect(all.some((f) => f.path.startsWith("test/compat/")) && all.some((f) => f.path.startsWith("console/src/"))).toBe(true);
+    expect(linesMatching(all, UNSHIPPED_CITATION)).toEqual([]);
   });
 
   it("every route's procedure comes from a builder of src/trpc/init.ts, which says who may call it", () => {
@@ -68,5 +76,9 @@ describe("the architecture", () => {
     expect(leafImports([file("src/modules/two-factor/two-factor.config.ts", ["src/modules/two-factor/totp.ts"])])).toHaveLength(1);
     expect(longFiles([file("src/x.ts", [], "a\n".repeat(MAX_LINES + 1))])).toEqual([{ path: "src/x.ts", lines: MAX_LINES + 1 }]);
     expect(sitesOutside([file("src/modules/x/y.ts", [], "  app.sessionCache.evictUser(id);\n")], /sessionCache\.evict/, () => false)).toEqual(["src/modules/x/y.ts:1"]);
+    const writes = file("src/modules/x/y.ts", [], "  await app.sessions.insertSessionUnlessBanned(row, now, app.orm);\n  await tx.nativeDelete(Session, { id });\n  await tx.nativeDelete(SessionLog, { id });\n");
+    expect(sitesOutside([writes], SESSION_WRITE, () => false)).toEqual(["src/modules/x/y.ts:1", "src/modules/x/y.ts:2"]);
+    const cited = ["// see " + "CONTRACT" + ".md §3", "// RFC 6749 §5.2, docs/wire-contract.md §3", " * as issue " + "27 asked", "// (" + "#14) lever 5", "// issue a token"];
+    expect(linesMatching([file("src/x.ts", [], cited.join("\n"))], UNSHIPPED_CITATION)).toEqual(["src/x.ts:1", "src/x.ts:3", "src/x.ts:4"]);
   });
 });
