@@ -23,7 +23,7 @@ import { createStepUpLimiter } from "./rate-limit/step-up-limit.ts";
 import { createSweeper, type Sweeper } from "./modules/maintenance/index.ts";
 import { Metrics } from "./metrics/counters.ts";
 import { startTracing, type TracingOptions } from "./tracing/index.ts";
-import { scrapeOf, startMetricsListener, type MetricsListener } from "./metrics/http.ts";
+import { announceMetrics, scrapeOf, startMetricsListener, type MetricsListener } from "./metrics/http.ts";
 import { countingMailer } from "./metrics/mailer.ts";
 import { appRouter, type AppRouter } from "./trpc/app-router.ts";
 import { createContext, type ContextInput } from "./trpc/context.ts";
@@ -174,8 +174,8 @@ export async function createPortcullis(input: PortcullisConfig = {}, options: Cr
     // metrics.port: the metrics on a listener of their own (src/metrics/http.ts); the primary's, in a cluster.
     if (metrics && config.metrics.port !== undefined && !clustered) {
       metricsListener = await startMetricsListener({ ...config.metrics, port: config.metrics.port }, config.host, scrapeOf(app, metrics), logger);
-      logger.info({ url: metricsListener.url }, "metrics listening");
-    }
+      announceMetrics(logger, config.metrics, metricsListener.url);
+    } else if (metrics && !clustered) announceMetrics(logger, config.metrics, null);
     const addr = s.address() as AddressInfo;
     return `http://${addr.address.includes(":") ? `[${addr.address}]` : addr.address}:${addr.port}`;
   }

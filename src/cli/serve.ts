@@ -37,10 +37,10 @@ async function primaryMetrics(config: ResolvedConfig, sources: ConfigSources, lo
   const { enabled, port } = config.metrics;
   if (!enabled) return;
   const scrape = await (await import("../metrics/cluster.ts")).aggregateWorkers();
-  if (port === undefined) return;
-  const { startMetricsListener } = await import("../metrics/http.ts");
+  const { announceMetrics, startMetricsListener } = await import("../metrics/http.ts");
+  if (port === undefined) return announceMetrics(logger, config.metrics, null);
   const listener = await listenOr(config, sources, () => startMetricsListener({ ...config.metrics, port }, config.host, scrape, logger));
-  logger.info({ url: listener.url }, "metrics listening");
+  announceMetrics(logger, config.metrics, listener.url);
 }
 
 /** What an operator needs to see at start: where it listens, its public URL, each provider's redirect URI. */

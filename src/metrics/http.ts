@@ -50,6 +50,17 @@ export function servesMetricsOnMainPort(app: App, path: string, method: string |
   return app.metrics !== undefined && metrics.port === undefined && path === metrics.path && (method === "GET" || method === "HEAD");
 }
 
+/**
+ * The start's line about the metrics: where they are served and who may read them (the service's
+ * public port or a listener of their own; a Bearer token, or anyone who reaches it), so an
+ * operator never serves them to the world without being told (docs/operations.md, Metrics).
+ */
+export function announceMetrics(logger: Logger, settings: MetricsConfig, url: string | null): void {
+  const access = settings.token !== undefined ? "Bearer token (metrics.token)" : "anyone who reaches it (no metrics.token)";
+  if (url !== null) logger.info({ url, path: settings.path, access }, "metrics listening");
+  else logger.info({ path: settings.path, access }, "metrics served on the service's port");
+}
+
 export interface MetricsListener {
   url: string;
   close(): Promise<void>;

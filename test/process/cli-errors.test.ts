@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
@@ -5,7 +6,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, POSTGRES_ADMIN_URL, testDialect, type TestDatabase } from "../harness/database.ts";
 import { freePort } from "./harness.ts";
-import { CLI_SECRET, finish, killChildren, logLines, REPO, runCli, STACK_LINE, tempDir, waitForStatus, type Run } from "./cli-run.ts";
+import { BIN, CLI_SECRET, cliEnv, finish, killChildren, logLines, REPO, runCli, STACK_LINE, tempDir, waitForStatus, type Run } from "./cli-run.ts";
 
 /**
  * The CLI as an operator meets it (the compiled bin under plain node). --version and
@@ -119,6 +120,21 @@ describe("config errors", { timeout: 120_000 }, () => {
     const db = await freshDatabase();
     const lines = await failsWith(runCli(["serve"], { NODE_ENV: "production", DATABASE_URL: db.url, PORT: String(await freePort()) }));
     expect(lines).toEqual([expect.stringMatching(/config key secret is not set, and NODE_ENV=production needs it.*Fix: set AUTH_SECRET \(or secret in a config file\) to/)]);
+  });
+
+  it.runIf(beforeAnyDatabase)("a failed production start without SMTP: on one terminal (stdout and stderr on one file), the fatal line is the last", async () => {
+    const dir = files({});
+    // One descriptor for both streams, as a terminal or `docker logs` shows them.
+    const r = spawnSync(`exec "${process.execPath}" "${BIN}" serve >"${join(dir, "out")}" 2>&1`, {
+      shell: "/bin/sh",
+      env: cliEnv({ NODE_ENV: "production", AUTH_SECRET: CLI_SECRET, DATABASE_URL: "postgres://postgres@127.0.0.1:1/nowhere", PORT: String(await freePort()) }),
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(1);
+    const lines = readFileSync(join(dir, "out"), "utf8").trim().split("\n");
+    expect(lines.at(-1)).toMatch(/^portcullis: database postgres:\/\/postgres@127\.0\.0\.1:1\/nowhere \(from DATABASE_URL\): nothing accepts connections/);
+    // Before it, only warnings (here: no mail will leave), never an info line.
+    for (const line of lines.slice(0, -1)) expect((JSON.parse(line) as { level: number }).level, line).toBeGreaterThanOrEqual(40);
   });
 
   it.runIf(beforeAnyDatabase)("NODE_ENV=production without a secret, with a config file: names AUTH_SECRET first, then the key in that file", async () => {

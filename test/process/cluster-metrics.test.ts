@@ -45,7 +45,7 @@ describe(`serve --workers 2 with metrics (${testDialect})`, { timeout: 120_000 }
       const db = await createTestDatabase();
       databases.push(db);
       const metricsPort = await freePort();
-      const config = configFile({ logLevel: "warn", metrics: where === "metrics.port" ? { enabled: true, port: metricsPort } : { enabled: true, token: TOKEN } });
+      const config = configFile({ logLevel: "info", metrics: where === "metrics.port" ? { enabled: true, port: metricsPort } : { enabled: true, token: TOKEN } });
       configs.push(config);
       const server = await startServerProcess({ databaseUrl: db.url, config: config.path, env: { PORTCULLIS_WORKERS: "2" } });
       try {
@@ -60,6 +60,11 @@ describe(`serve --workers 2 with metrics (${testDialect})`, { timeout: 120_000 }
         await server.stop();
       }
       expect(await server.exited, server.output()).toBe(0);
+      // The start says once (the primary, not each worker) where the metrics are and who may read them.
+      const said = server.output().split("\n").filter((l) => /"msg":"metrics (listening|served on the service's port)"/.test(l));
+      expect(said, server.output()).toEqual([
+        where === "metrics.port" ? expect.stringMatching(/"access":"anyone who reaches it \(no metrics\.token\)".*"metrics listening"/) : expect.stringMatching(/"access":"Bearer token \(metrics\.token\)".*"metrics served on the service's port"/),
+      ]);
     });
   }
 });

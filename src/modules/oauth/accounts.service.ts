@@ -5,7 +5,7 @@ import { Account, User, type IAccount } from "../../db/entities/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
 import { splitScopes, type OAuthProvider } from "../../social-providers/index.ts";
-import { rememberIssuedIdToken } from "./id-token-ledger.ts";
+import { handOutIdToken, rememberIssuedIdToken } from "./id-token-ledger.ts";
 import { providerFailure } from "./oauth.service.ts";
 import { getProvider, oauthRuntime } from "./runtime.ts";
 import { openTokens, resealKept, sealTokens, type OpenedTokens } from "./tokens.ts";
@@ -67,6 +67,8 @@ export async function refreshAccountTokens(app: App, em: EntityManager, requestI
   const { refreshToken } = opened;
   if (!refreshToken) throw new AuthError("REFRESH_TOKEN_NOT_FOUND");
   const fresh = await refreshStored(app, em, requestId, provider, account, { ...opened, refreshToken });
+  // Without a new id_token in the refresh, the stored one goes out.
+  await handOutIdToken(app, em, fresh.tokens.idToken);
   return {
     accessToken: fresh.tokens.accessToken,
     refreshToken: fresh.tokens.refreshToken,
@@ -94,6 +96,7 @@ async function liveAccessToken(app: App, em: EntityManager, requestId: string, p
 export async function getAccessToken(app: App, em: EntityManager, requestId: string, userId: string, ref: AccountRef) {
   const { provider, account } = await ownProviderAccount(app, em, userId, ref);
   const live = await liveAccessToken(app, em, requestId, provider, account);
+  await handOutIdToken(app, em, live.tokens.idToken);
   return {
     accessToken: live.tokens.accessToken!,
     accessTokenExpiresAt: live.account.accessTokenExpiresAt?.toISOString() ?? null,

@@ -57,3 +57,16 @@ export async function rememberIssuedIdToken(app: App, em: EntityManager, idToken
   // Already there (a provider that answers a refresh with the same id_token): nothing to add.
   await spendIdToken(app, em, idToken, expiresAt);
 }
+
+/**
+ * A stored id_token about to leave the service (get-access-token, refresh-token): recorded first,
+ * whatever stored it. The callback and the refresh record what they receive, but an account
+ * imported from better-auth, or written before this ledger existed, holds id_tokens the ledger
+ * never saw; handed to the user unrecorded, a fresh one would still sign in. Usually already
+ * there: one indexed look-up, and the insert only when it is missing.
+ */
+export async function handOutIdToken(app: App, em: EntityManager, idToken: string | null): Promise<void> {
+  if (!idToken) return;
+  const known = await em.count(Verification, { identifier: sha256(idToken), purpose: PURPOSE });
+  if (known === 0) await rememberIssuedIdToken(app, em, idToken);
+}

@@ -132,6 +132,25 @@ describe(`an ID token Portcullis received in a code flow never signs in (${testD
     expect(await sessionsOf(user.acct.email)).toBe(sessions);
     expect(refusals().slice(before)).toEqual(["ID_TOKEN_REPLAYED", "ID_TOKEN_REPLAYED"]);
   });
+
+  it("a stored id_token the ledger never saw (imported from better-auth, or stored by an earlier version) is recorded as get-access-token hands it out", async () => {
+    const user = await googleUser();
+    // As after `portcullis import better-auth` of a fresh sign-in, or an upgrade: the account holds
+    // a sealed id_token, and nothing in the ledger names it.
+    await server.portcullis.app.orm.em.fork().getConnection().execute("delete from verifications where purpose = ?", ["id-token-seen"]);
+    const stored = await post(`${server.auth}/get-access-token`, { providerId: "google" }, { bearer: user.token });
+    expect(stored.status, stored.text).toBe(200);
+    expect(await count("select count(*) as n from verifications where identifier = ?", [digest(stored.body.idToken)])).toBe(1);
+    const sessions = await sessionsOf(user.acct.email);
+    const before = refusals().length;
+    expectError(await signInWith("google", stored.body.idToken), 401, "INVALID_TOKEN");
+    expect(refusals().slice(before)).toEqual(["ID_TOKEN_REPLAYED"]);
+    expect(await sessionsOf(user.acct.email)).toBe(sessions);
+    // Asked again: the same token, still one row.
+    const again = await post(`${server.auth}/get-access-token`, { providerId: "google" }, { bearer: user.token });
+    expect(again.body.idToken).toBe(stored.body.idToken);
+    expect(await count("select count(*) as n from verifications where identifier = ?", [digest(stored.body.idToken)])).toBe(1);
+  });
 });
 
 describe(`a sign-in ID token is single use (${testDialect})`, () => {

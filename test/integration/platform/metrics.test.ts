@@ -2,6 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { testDialect } from "../../harness/database.ts";
 import { get, post, request, uniqueEmail } from "../../harness/http.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
+import { captureLogs } from "../../harness/oauth-helpers.ts";
 import { startSmtpSink, type SmtpSink } from "../../harness/smtp.ts";
 import { freePort } from "../../process/harness.ts";
 
@@ -19,8 +20,8 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-async function start(config: Parameters<typeof startTestServer>[0]): Promise<TestServer> {
-  const s = await startTestServer(config);
+async function start(config: Parameters<typeof startTestServer>[0], options: Parameters<typeof startTestServer>[1] = {}): Promise<TestServer> {
+  const s = await startTestServer(config, options);
   servers.push(s);
   return s;
 }
@@ -170,5 +171,27 @@ describe(`GET /metrics (${testDialect})`, () => {
     // The refusals are counted like any answer.
     const m = parse(await (await fetch(`${onMain.url}/metrics`, { headers: { authorization: `bearer ${token}` } })).text());
     expect(value(m, "portcullis_http_requests_total", { route: "metrics", status: "401" })).toBe(12);
+  });
+
+  it("the start says where the metrics are served and who may read them", async () => {
+    const token = "metrics-token-metrics-token-0123456789";
+    const port = await freePort();
+    const cases = [
+      [{ enabled: true }, { msg: "metrics served on the service's port", path: "/metrics", access: "anyone who reaches it (no metrics.token)" }],
+      [{ enabled: true, public: true }, { msg: "metrics served on the service's port", path: "/metrics", access: "anyone who reaches it (no metrics.token)" }],
+      [{ enabled: true, token }, { msg: "metrics served on the service's port", path: "/metrics", access: "Bearer token (metrics.token)" }],
+      [{ enabled: true, port, token }, { msg: "metrics listening", url: `http://127.0.0.1:${port}/metrics`, path: "/metrics", access: "Bearer token (metrics.token)" }],
+    ] as const;
+    for (const [metrics, line] of cases) {
+      const logs = captureLogs();
+      await start({ metrics }, { logger: logs.logger });
+      const said = logs.entries().filter((e) => String(e.msg).startsWith("metrics"));
+      expect(said, JSON.stringify(metrics)).toEqual([expect.objectContaining(line)]);
+      expect(logs.lines.join("\n")).not.toContain(token);
+      await Promise.all(servers.splice(0).map((s) => s.close()));
+    }
+    const quiet = captureLogs();
+    await start({}, { logger: quiet.logger });
+    expect(quiet.entries().filter((e) => String(e.msg).startsWith("metrics"))).toEqual([]);
   });
 });
