@@ -74,4 +74,18 @@ describe.skipIf(!hasChromium() && !process.env.CI)("magic link in a browser (hea
     expect(problems).toEqual([]);
     await context.close();
   });
+
+  it("with JavaScript off, the confirm page's plain form still signs in and lands on the callback page", async () => {
+    const email = uniqueEmail("ml-nojs");
+    expect((await post(`${server.auth}/sign-in/magic-link`, { email, callbackURL: `${appOrigin}/no-js` })).body).toEqual({ status: true });
+    const link = linkFrom(await sink.waitFor((m) => m.to.includes(email)), "/magic-link/verify");
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(link);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    expect((await context.cookies()).filter((c) => c.name.endsWith("session_token"))).toEqual([]);
+    await Promise.all([page.waitForURL(`${appOrigin}/no-js`), page.getByRole("button", { name: "Sign in" }).click()]);
+    expect(await page.locator("h1").textContent()).toBe(`Signed in as ${email}`);
+    await context.close();
+  });
 });

@@ -152,4 +152,43 @@ describe(`sign-ins in the audit trail (${testDialect})`, () => {
     const left = await eventsOf({});
     expect(left.map((e) => e.action)).toEqual(["sign-in"]);
   });
+
+  it("passwordless: a link or a code records its own sign-in (magic-link-sign-in, email-otp-sign-in); a dead link or a wrong code a sign-in-failed with its reason; the confirm page nothing", async () => {
+    const mails: Array<{ kind: string; to: string; url?: string | undefined; code?: string | undefined }> = [];
+    const s = await startTestServer({ trustProxy: true, email: { send: (m) => void mails.push({ kind: m.kind, to: m.to, url: m.url, code: m.code }) } });
+    const ip = "198.51.100.77";
+    const here = { "x-forwarded-for": ip, "user-agent": UA };
+    const mailOf = async (to: string, kind: string) => {
+      await s.portcullis.app.mailer.settle();
+      return mails.filter((m) => m.to === to && m.kind === kind).at(-1)!;
+    };
+    try {
+      const email = uniqueEmail("audit-pl");
+      expect((await post(`${s.auth}/sign-in/magic-link`, { email }, { headers: here })).status).toBe(200);
+      const link = `${s.auth}/magic-link/verify?token=${new URL((await mailOf(email, "magicLink")).url!).searchParams.get("token")}`;
+      expect((await get(link, { headers: { ...here, accept: "text/html" } })).status).toBe(200); // the confirm page
+      const signedIn = await get(link, { headers: here });
+      expect(signedIn.status, signedIn.text).toBe(200);
+      expect((await get(link, { headers: here })).status).toBe(400);
+      expect((await get(`${link}&callbackURL=%2Fin`, { headers: here })).status).toBe(302);
+
+      expect((await post(`${s.auth}/email-otp/send-verification-otp`, { email, type: "sign-in" }, { headers: here })).status).toBe(200);
+      const code = (await mailOf(email, "emailOtp")).code!;
+      expect((await post(`${s.auth}/sign-in/email-otp`, { email, otp: code === "000000" ? "111111" : "000000" }, { headers: here })).status).toBe(400);
+      expect((await post(`${s.auth}/sign-in/email-otp`, { email, otp: code }, { headers: here })).status).toBe(200);
+
+      const rows = await s.portcullis.app.orm.em.fork().find(AuditEvent, { ip }, { orderBy: { id: "asc" } });
+      const userId = signedIn.body.user.id;
+      expect(rows.map((e) => [e.action, e.targetId, JSON.parse(e.metadata!)])).toEqual([
+        ["magic-link-sign-in", userId, { newUser: true }],
+        ["sign-in-failed", null, { method: "magic-link", reason: "INVALID_TOKEN" }],
+        ["sign-in-failed", null, { method: "magic-link", reason: "INVALID_TOKEN" }],
+        ["sign-in-failed", null, { method: "email-otp", reason: "INVALID_OTP" }],
+        ["email-otp-sign-in", userId, { newUser: false, unprovenAccessRemoved: false }],
+      ]);
+      expect(rows.every((e) => e.userAgent === UA)).toBe(true);
+    } finally {
+      await s.close();
+    }
+  });
 });

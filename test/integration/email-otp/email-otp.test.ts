@@ -238,6 +238,38 @@ describe("email OTP: verification and password reset", () => {
     expectCode(await post(`${server.auth}/email-otp/reset-password`, { email: stranger, otp: "123456", password: "brand-new-password" }), 400, "INVALID_OTP");
   });
 
+  it("reset-password of an unverified account cleans up what a squatter left (the takeover rule): linked accounts go, the new password stays; a verified account keeps its links", async () => {
+    const em = () => server.portcullis.app.orm.em.fork();
+    const linkGithub = async (userId: string) => {
+      const now = new Date();
+      await em().insert(Account, { id: crypto.randomUUID(), user: userId, providerId: "github", accountId: `gh-${userId}`, createdAt: now, updatedAt: now });
+    };
+    const resetByCode = async (email: string) => {
+      const before = sink.to(email).length;
+      expect((await post(`${server.auth}/forget-password/email-otp`, { email })).status).toBe(200);
+      await sink.waitFor(() => sink.to(email).length > before);
+      const res = await post(`${server.auth}/email-otp/reset-password`, { email, otp: codeOf(sink.to(email)[before]!), password: "brand-new-password" });
+      expect(res.status, res.text).toBe(200);
+    };
+    const providers = async (userId: string) => (await em().find(Account, { user: userId })).map((a) => a.providerId).sort();
+    const auditOf = async (userId: string) => JSON.parse((await em().findOneOrFail(AuditEvent, { action: "email-otp-reset-password", targetId: userId })).metadata!);
+
+    const squatter = await signUp(server, { email: uniqueEmail("otp-reset-squat") });
+    await linkGithub(squatter.id);
+    await resetByCode(squatter.email);
+    expect(await providers(squatter.id)).toEqual(["credential"]);
+    expect(await auditOf(squatter.id)).toEqual({ unprovenAccessRemoved: true });
+    expect((await em().findOneOrFail(User, { id: squatter.id })).emailVerified).toBe(true);
+    expect((await post(`${server.auth}/sign-in/email`, { email: squatter.email, password: "brand-new-password" })).status).toBe(200);
+
+    const owner = await signUp(server, { email: uniqueEmail("otp-reset-owner") });
+    await em().nativeUpdate(User, { id: owner.id }, { emailVerified: true });
+    await linkGithub(owner.id);
+    await resetByCode(owner.email);
+    expect(await providers(owner.id)).toEqual(["credential", "github"]);
+    expect(await auditOf(owner.id)).toEqual({ unprovenAccessRemoved: false });
+  });
+
   it("answers to guesses say nothing about an account: known and unknown addresses alike, after a request", async () => {
     const known = (await signUp(server, { email: uniqueEmail("otp-known") })).email;
     const unknown = uniqueEmail("otp-unknown");

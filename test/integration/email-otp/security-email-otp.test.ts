@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { post, uniqueEmail } from "../../harness/http.ts";
+import { post, request, uniqueEmail } from "../../harness/http.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
 import { startSmtpSink, type SmtpSink } from "../../harness/smtp.ts";
 
@@ -60,5 +60,23 @@ describe("one-time codes: the guesses per address are bounded", () => {
     expect(limited.status).toBe(429);
     expect(limited.body.code).toBe("RATE_LIMITED");
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(10);
+  });
+
+  it("per client IP, the plugins' built-in rules on the send and verify routes: 5 per 60 s for magic links, 3 per 60 s for codes, then 429", async () => {
+    const cases: Array<[string, string, number, (n: number) => unknown]> = [
+      ["POST", "/sign-in/magic-link", 5, (n) => ({ email: uniqueEmail(`ml-ip-${n}`) })],
+      ["GET", "/magic-link/verify?token=made-up", 5, () => undefined],
+      ["POST", "/email-otp/send-verification-otp", 3, (n) => ({ email: uniqueEmail(`otp-ip-${n}`), type: "sign-in" })],
+      ["POST", "/email-otp/request-password-reset", 3, (n) => ({ email: uniqueEmail(`otp-rp-${n}`) })],
+      ["POST", "/forget-password/email-otp", 3, (n) => ({ email: uniqueEmail(`otp-fp-${n}`) })],
+    ];
+    for (const [method, path, max, body] of cases) {
+      const one = fromNewIp();
+      const send = (n: number) => request(method, `${server.auth}${path}`, { ...one, ...(method === "POST" ? { json: body(n) } : {}) });
+      for (let n = 0; n < max; n++) expect((await send(n)).status, `${path} #${n + 1}`).toBeLessThan(429);
+      const limited = await send(max);
+      expect(limited.status, path).toBe(429);
+      expect(limited.body.code, path).toBe("RATE_LIMITED");
+    }
   });
 });

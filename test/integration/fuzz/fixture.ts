@@ -23,7 +23,7 @@ import { ACTOR_PASSWORD, VICTIM_PASSWORD, type AuthKind, type Case, type Seed } 
  * before and after it. Things left out of the digest, all by design: the
  * `rate_limits` table (every request, accepted or not, is counted),
  * `device_codes.last_polled_at` (a rejected poll records its time: slow_down is computed from it),
- * the counters of wrong second-factor codes, and the audit trail's `sign-in-failed` records (a
+ * the counters of wrong second-factor codes and the tries spent on mailed codes (`email_otps.attempts`), and the audit trail's `sign-in-failed` records (a
  * refused sign-in is recorded: docs/operations.md "Audit").
  *
  * FUZZ_RUNS scales the number of cases (default 1).
@@ -69,11 +69,13 @@ const OAUTH_ERRORS = new Set([
 const DIGEST_SKIP_TABLES = new Set(["rate_limits", "mikro_orm_migrations"]);
 /**
  * Columns a refused request writes on purpose: a device poll's time (RFC 8628 slow_down), and the
- * counters of wrong second-factor codes (the count is the brute-force defence: a wrong code is
- * refused and counted). Every other column of every table must stay as it was.
+ * counters of wrong second-factor and mailed codes (the count is the brute-force defence: a wrong
+ * code is refused and counted; an email code's try is spent before the comparison). Every other
+ * column of every table must stay as it was.
  */
 const DIGEST_SKIP_COLUMNS: Record<string, Set<string>> = {
   device_codes: new Set(["last_polled_at"]),
+  email_otps: new Set(["attempts"]),
   two_factor_challenges: new Set(["attempts"]),
   two_factors: new Set(["failed_count", "locked_until"]),
 };
@@ -322,7 +324,19 @@ export function useFuzzServer(label: string): FuzzServer {
           enabled: true,
           storage: "database",
           max: 1_000_000,
-          rules: { "/sign-in/*": high, "/sign-up/*": high, "/change-password": high, "/request-password-reset": high, "/send-verification-email": high },
+          rules: {
+            "/sign-in/*": high,
+            "/sign-up/*": high,
+            "/change-password": high,
+            "/request-password-reset": high,
+            "/send-verification-email": high,
+            // the plugins' exact rules win over "/sign-in/*": passwordless cases must reach the services, not a 429
+            "/sign-in/magic-link": high,
+            "/magic-link/verify": high,
+            "/sign-in/email-otp": high,
+            "/email-otp/*": high,
+            "/forget-password/email-otp": high,
+          },
         },
       },
       { logger: log.logger },
@@ -360,7 +374,23 @@ export function useFuzzServer(label: string): FuzzServer {
     // a pending device code
     const device = await raw("POST", `${server.auth}/device/code`, { headers: { "content-type": "application/json" }, body: JSON.stringify({ client_id: "fuzz-client" }) });
     expect(device.status, device.text).toBe(200);
+    // an address without an account holding a live magic link and a live code of every type (the sign-in code read from the mail log),
+    // so fuzzed tokens and codes reach the link's and the code's checks (a wrong guess spends a try: DIGEST_SKIP_COLUMNS)
+    const passwordlessEmail = `fuzz.passwordless.${tag}@example.test`;
+    const send = (path: string, body: Record<string, unknown>) =>
+      raw("POST", `${server.auth}${path}`, { headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await send("/sign-in/magic-link", { email: passwordlessEmail })).status).toBe(200);
+    for (const type of ["email-verification", "forget-password", "sign-in"]) {
+      expect((await send("/email-otp/send-verification-otp", { email: passwordlessEmail, type })).status).toBe(200);
+    }
+    await server.portcullis.app.mailer.settle();
+    const mailTo = (kind: string) => log.lines().find((l) => l.mail?.to === passwordlessEmail && l.mail?.kind === kind)?.mail;
+    const magicLinkToken = new URL(mailTo("magicLink").link as string).searchParams.get("token")!;
+    const signInCode = mailTo("emailOtp").code as string;
     seed = {
+      passwordlessEmail,
+      magicLinkToken,
+      signInCode,
       victimEmail,
       victimId: victim.id,
       userEmail: emails.user,

@@ -29,6 +29,12 @@ export interface Seed {
   resetToken: string;
   userCode: string;
   deviceCode: string;
+  /** An address without an account that holds a live magic link and live codes of every type (passwordless). */
+  passwordlessEmail: string;
+  /** That address's live magic-link token. */
+  magicLinkToken: string;
+  /** That address's live sign-in code. */
+  signInCode: string;
 }
 
 // --- values ------------------------------------------------------------------------------
@@ -162,10 +168,12 @@ function plausible(field: string, seed: Seed): fc.Arbitrary<Val> {
       fc.constant(` ${seed.victimEmail.toUpperCase()} `),
       fc.emailAddress(),
       fc.constant(seed.userEmail),
+      fc.constant(seed.passwordlessEmail),
     );
   }
   if (f.includes("password")) return fc.oneof(fc.constantFrom(...NFKC_VARIANTS), fc.string({ minLength: 8, maxLength: 24 }), fc.constant("x".repeat(129)));
-  if (f === "token" || f === "sessiontoken") return fc.oneof(fc.constant(seed.resetToken), fc.string({ minLength: 20, maxLength: 64 }));
+  if (f === "token" || f === "sessiontoken") return fc.oneof(fc.constant(seed.resetToken), fc.constant(seed.magicLinkToken), fc.string({ minLength: 20, maxLength: 64 }));
+  if (f === "otp") return fc.oneof(fc.constant(seed.signInCode), fc.stringMatching(/^\d{6}$/), fc.string({ minLength: 1, maxLength: 12 }));
   if (f === "userid" || f === "id" || f === "sessionid") return fc.oneof(fc.constant(seed.victimId), fc.uuid(), fc.constant("00000000-0000-0000-0000-000000000000"));
   if (f === "user_code" || f === "usercode") {
     return fc.oneof(fc.constant(seed.userCode), fc.constant(seed.userCode.toLowerCase().replace("-", "")), fc.string({ minLength: 8, maxLength: 9 }));

@@ -171,6 +171,19 @@ describe("magic link: the confirm page (mail scanners)", () => {
     expect(dead.headers.get("location")).toBe(`${APP}/dashboard?error=INVALID_TOKEN`);
   });
 
+  it("the page escapes what the link carries: a callbackURL with markup stays an attribute value, and the form posts it back as it came", async () => {
+    const email = uniqueEmail("ml-escape");
+    const hostile = `/in?x="><script>alert(1)</script><img src=x onerror=alert(2)>&y='`;
+    const { url, token } = await mailedLink(server, email, { callbackURL: hostile });
+    const page = await get(url, { headers: BROWSER });
+    expect(page.status).toBe(200);
+    expect(page.text).not.toMatch(/<script|<img/i);
+    expect(page.text).toContain(`name="callbackURL" value="/in?x=&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&amp;y=&#39;"`);
+    const done = await formPost(`${server.auth}/magic-link/verify`, { token, callbackURL: hostile }, { origin: PUBLIC });
+    expect(done.status, done.text).toBe(302);
+    expect(new URL(done.headers.get("location")!).pathname).toBe("/in");
+  });
+
   it("a dead link without callbacks sends a browser to the error page; a program gets JSON", async () => {
     const url = `${server.auth}/magic-link/verify?token=${"x".repeat(43)}`;
     const browser = await get(url, { headers: BROWSER });
