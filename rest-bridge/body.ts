@@ -23,8 +23,11 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
   // Gone before we got here (say, while the rate limit was looked up): its events have fired already.
   if (req.readableAborted) return Promise.reject(new RequestAborted("the client closed the connection during the body"));
   // Received whole already (a small body comes with its headers) and not yet read: take it from
-  // the stream's buffer at once, without listeners and flowing mode.
-  if (req.complete && req.readableFlowing === null && req.readableLength <= MAX_BODY_BYTES) {
+  // the stream's buffer at once, without listeners and flowing mode. Whole means the parser has
+  // ended the message, or holds every byte the Content-Length declared (node:http ends the
+  // message a turn later; it never buffers bytes past the declared length into this request).
+  const whole = req.complete || (req.headers["content-length"] !== undefined && req.readableLength === declared);
+  if (whole && req.readableFlowing === null && req.readableLength <= MAX_BODY_BYTES) {
     return Promise.resolve((req.read() as Buffer | null) ?? EMPTY);
   }
   return new Promise((resolve, reject) => {

@@ -52,9 +52,12 @@ export function leanPath(app: App, procedure: string, req: LeanRequest, input: u
 /** The `session` builder's part: the caller's principal, else 401; answered once this call's cache evictions have left (init.ts `settled`). */
 async function withSession<T>(app: App, req: LeanRequest, work: (auth: ResolvedSession) => Promise<T> | T): Promise<T> {
   try {
-    const auth = await resolvePrincipal(app, credentialsOf(app, req.headers), req.effects);
+    // Awaited only when pending: an answer at hand (the cache, SQLite) costs no extra turn.
+    const found = resolvePrincipal(app, credentialsOf(app, req.headers), req.effects);
+    const auth = found instanceof Promise ? await found : found;
     if (!auth) throw new AuthError("UNAUTHORIZED");
-    return await work(auth);
+    const output = work(auth);
+    return output instanceof Promise ? await output : output;
   } finally {
     await app.invalidation.settled();
   }

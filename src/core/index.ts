@@ -20,8 +20,9 @@ export {
   bannedUser, insertSessionUnlessBanned, isBanActive, issueSession, newSession, resolveSession, writeSignUp, type AuthMethod, type IssuedSession, type IssueOptions, type NewSession, type RequestInfo, type ResolvedSession, type SignInAttempt,
 } from "./session/sessions.ts";
 export {
-  apiKeyChanged, endImpersonationsBy, endSession, endSessionByTokenHash, endSessionsOf, listActiveSessions, revokeAllSessions, revokeOwnSession, userChanged,
+  apiKeyChanged, endImpersonationsBy, endSession, endSessionByTokenHash, endSessionsOf, listActiveSessions, membershipsChanged, revokeAllSessions, revokeOwnSession, userChanged,
 } from "./session/revoke.ts";
+export { membershipOf } from "./session/memberships.ts";
 export { newUserRow, publicAccount, publicSession, publicUser, userRow, type NewUserFields, type PublicSession, type PublicUser } from "./session/view.ts";
 export { listedToken, sessionRefOf, type SessionRef } from "./session/handles.ts";
 export { answerGetSession, answerKeySession, type GetSessionAnswer } from "./session/get-session.ts";

@@ -4,6 +4,7 @@ import type { App } from "../app.ts";
 import { unsignBetterAuthToken } from "../crypto/better-auth-token.ts";
 import { readApiKey, resolveKeyPrincipal } from "../core/session/api-key-principal.ts";
 import { resolveSession, type RequestInfo, type ResolvedSession } from "../core/session/sessions.ts";
+import type { MaybePromise } from "../db/session-store/index.ts";
 
 /** What a procedure asks the HTTP layer to do besides answering (both /api/auth and /api/trpc apply it). */
 export interface Effects {
@@ -100,14 +101,21 @@ export function credentialsOf(app: App, headers: ContextInput["headers"]): Crede
 /**
  * The request's principal, as the `session` builder reads it (src/trpc/init.ts): the API key's
  * owner, else the session; null when there is neither. A session whose expiry slid re-sends its
- * cookie through `effects` (to cookie callers only). A bad key rejects with its 401 or 429.
+ * cookie through `effects` (to cookie callers only). A bad key throws (or rejects) its 401 or 429.
+ * Synchronous when the answer is at hand (cached, or SQLite), as get-session is.
  */
-export async function resolvePrincipal(app: App, { apiKey, token, source }: Credentials, effects: Effects): Promise<ResolvedSession | null> {
-  const s = apiKey ? await resolveKeyPrincipal(app, apiKey) : token ? await resolveSession(app, token) : null;
-  if (s?.extended && source === "cookie" && !effects.sessionCookie) {
-    effects.sessionCookie = { token: token!, maxAgeSec: app.config.session.expiresInSec };
-  }
-  return s;
+export function resolvePrincipal(app: App, { apiKey, token, source }: Credentials, effects: Effects): MaybePromise<ResolvedSession | null> {
+  if (apiKey) return resolveKeyPrincipal(app, apiKey);
+  if (!token) return null;
+  // Sliding expiry moved: re-send the cookie (browser clients only).
+  const slid = (s: ResolvedSession | null) => {
+    if (s?.extended && source === "cookie" && !effects.sessionCookie) {
+      effects.sessionCookie = { token, maxAgeSec: app.config.session.expiresInSec };
+    }
+    return s;
+  };
+  const found = resolveSession(app, token);
+  return found instanceof Promise ? found.then(slid) : slid(found);
 }
 
 export function createContext(app: App, input: ContextInput): Context {
@@ -140,17 +148,11 @@ export function createContext(app: App, input: ContextInput): Context {
       return (cookieHeader && parseCookies(cookieHeader)[ownCookieName(app, name)]) || null;
     },
     getSession() {
-      session ??= apiKey
-        ? new Promise<ResolvedSession>((resolve) => resolve(resolveKeyPrincipal(app, apiKey)))
-        : Promise.resolve(token ? resolveSession(app, token) : null);
-      return session.then((s) => {
+      session ??= new Promise<ResolvedSession | null>((resolve) => resolve(resolvePrincipal(app, credentials, ctx.effects))).then((s) => {
         if (s) ctx.userId = s.user.id;
-        // Sliding expiry moved: re-send the cookie (browser clients only).
-        if (s?.extended && source === "cookie" && !ctx.effects.sessionCookie) {
-          ctx.effects.sessionCookie = { token: token!, maxAgeSec: app.config.session.expiresInSec };
-        }
         return s;
       });
+      return session;
     },
   };
   return ctx;

@@ -122,6 +122,48 @@ describe.runIf(testDialect === "postgres")("three instances on one PostgreSQL, e
     }
   }, 60_000);
 
+  it("organization memberships the readers' caches remember: a role change, a removal and a deletion on one instance are seen by the others at once", async () => {
+    const [a, b, c] = servers as [ServerProcess, ServerProcess, ServerProcess];
+    const idOf = async (token: string) => (await getJson(`${a.auth}/get-session`, bearer(token))).body.user.id as string;
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    let admin: string;
+    try {
+      const adminToken = await signUp(a);
+      const row = (await getJson(`${a.auth}/get-session`, bearer(adminToken))).body.user as { id: string; email: string };
+      await client.query("UPDATE users SET role = 'admin' WHERE id = $1", [row.id]);
+      admin = (await postJson(`${a.auth}/sign-in/email`, { email: row.email, password: PASSWORD })).body.token as string;
+    } finally {
+      await client.end();
+    }
+    const owner = await signUp(a);
+    const created = await postJson(`${a.auth}/organization/create`, { name: "Inv Co", slug: `inv-${Date.now().toString(36)}-${++seq}` }, bearer(owner));
+    expect(created.status).toBe(200);
+    const orgId = created.body.id as string;
+    const join = async (token: string) => {
+      const res = await postJson(`${a.auth}/organization/add-member`, { userId: await idOf(token), organizationId: orgId, role: "admin" }, bearer(admin));
+      expect(res.status).toBe(200);
+      return res.body.id as string;
+    };
+    const [m, other] = [await signUp(a), await signUp(a)];
+    const memberId = await join(m);
+    await join(other);
+    // `other` works in an organization of their own: deleting this one clears no active organization of theirs.
+    expect((await postJson(`${a.auth}/organization/create`, { name: "Own", slug: `own-${Date.now().toString(36)}-${++seq}` }, bearer(other))).status).toBe(200);
+    const may = async (on: ServerProcess, token: string) => {
+      const res = await postJson(`${on.auth}/organization/has-permission`, { organizationId: orgId, permissions: { member: ["create"] } }, bearer(token));
+      return res.status === 200 ? (res.body.success as boolean) : res.status;
+    };
+    // Remembered by both readers for 60 s from here on.
+    for (const s of [b, c]) for (const t of [m, other]) expect(await may(s, t)).toBe(true);
+    expect((await postJson(`${a.auth}/organization/update-member-role`, { memberId, role: "member", organizationId: orgId }, bearer(owner))).status).toBe(200);
+    for (const s of [b, c]) expect(await may(s, m)).toBe(false);
+    expect((await postJson(`${a.auth}/organization/remove-member`, { memberIdOrEmail: memberId, organizationId: orgId }, bearer(owner))).status).toBe(200);
+    for (const s of [b, c]) expect(await may(s, m)).toBe(403);
+    expect((await postJson(`${a.auth}/organization/delete`, { organizationId: orgId }, bearer(owner))).status).toBe(200);
+    for (const s of [b, c]) expect(await may(s, other)).toBe(403);
+  }, 60_000);
+
   it("an API key disabled or deleted on one instance, or its owner banned, stops on the others at once", async () => {
     const [a, b, c] = servers as [ServerProcess, ServerProcess, ServerProcess];
     const token = await signUp(a);

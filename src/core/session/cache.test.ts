@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SessionWithUser } from "../../db/session-store/index.ts";
-import { SessionCache } from "./cache.ts";
+import { MAX_MEMBERSHIPS_PER_ENTRY, SessionCache } from "./cache.ts";
 
 function row(userId: string, sessionId: string): SessionWithUser {
   const d = new Date(0);
@@ -93,5 +93,29 @@ describe("SessionCache", () => {
     expect(JSON.parse(entry.json)).toEqual(entry.body);
     expect(entry.bytes).toBe(Buffer.byteLength(entry.json));
     expect(entry.bytes).toBeGreaterThan(entry.json.length);
+  });
+
+  it(`an entry remembers at most ${MAX_MEMBERSHIPS_PER_ENTRY} memberships: probing organization ids cannot grow it`, () => {
+    const entry = new SessionCache(1000).set("a", row("u1", "s1"), 0, "token-a");
+    expect(entry.membership("org-0")).toBeUndefined();
+    entry.rememberMembership("org-0", { id: "m", role: "owner", createdAt: new Date(0) });
+    for (let i = 1; i < MAX_MEMBERSHIPS_PER_ENTRY * 3; i++) entry.rememberMembership(`org-${i}`, null);
+    const remembered = Array.from({ length: MAX_MEMBERSHIPS_PER_ENTRY * 3 }, (_, i) => entry.membership(`org-${i}`)).filter((m) => m !== undefined);
+    expect(remembered.length).toBeGreaterThan(0);
+    expect(remembered.length).toBeLessThanOrEqual(MAX_MEMBERSHIPS_PER_ENTRY);
+    // The newest answer is there; the first was dropped when the entry started over.
+    expect(entry.membership(`org-${MAX_MEMBERSHIPS_PER_ENTRY * 3 - 1}`)).toBeNull();
+    expect(entry.membership("org-0")).toBeUndefined();
+  });
+
+  it("evictAll empties the cache and tells the other instances", () => {
+    const cache = new SessionCache(1000);
+    const heard: unknown[] = [];
+    cache.publish = (msg) => heard.push(msg);
+    cache.set("a", row("u1", "s1"), 0, "token-a");
+    cache.set("b", row("u2", "s2"), 0, "token-b");
+    cache.evictAll();
+    expect(cache.size).toBe(0);
+    expect(heard).toEqual([{ all: true }]);
   });
 });

@@ -1,5 +1,8 @@
-import type { SessionWithUser } from "../../db/session-store/index.ts";
+import type { MembershipRow, SessionWithUser } from "../../db/session-store/index.ts";
 import { sessionBody, sessionJson, type SessionBody } from "./view.ts";
+
+/** Organizations whose membership one entry remembers at most (more, and it starts over): probing ids cannot grow it. */
+export const MAX_MEMBERSHIPS_PER_ENTRY = 16;
 
 /** A resolved session and its get-session answer, serialized once (an uncached check builds one per request). */
 export class SessionEntry {
@@ -8,6 +11,8 @@ export class SessionEntry {
   /** Its length in bytes (the content-length). */
   readonly bytes: number;
   private built: SessionBody | undefined;
+  /** The user's memberships looked up while this entry was cached, by organization id; null: not a member (memberships.ts). */
+  private members: Map<string, MembershipRow | null> | undefined;
 
   constructor(
     readonly value: SessionWithUser,
@@ -22,6 +27,18 @@ export class SessionEntry {
   /** The get-session body as an object, for the tRPC procedures; built on first use (the REST bridge writes `json`). */
   get body(): SessionBody {
     return (this.built ??= sessionBody(this.value, this.token));
+  }
+
+  /** The remembered membership of the organization: the row, null (none), or undefined (not looked up). */
+  membership(organizationId: string): MembershipRow | null | undefined {
+    return this.members?.get(organizationId);
+  }
+
+  /** Remembers a lookup's answer for as long as the entry lives (the cache evicts it with the user's sessions). */
+  rememberMembership(organizationId: string, row: MembershipRow | null): void {
+    this.members ??= new Map();
+    if (this.members.size >= MAX_MEMBERSHIPS_PER_ENTRY) this.members.clear();
+    this.members.set(organizationId, row);
   }
 }
 
@@ -130,6 +147,12 @@ export class SessionCache {
   evictUser(userId: string): void {
     this.apply({ users: [userId] });
     this.publish?.({ users: [userId] });
+  }
+
+  /** Every session (a change that touches users beyond counting, an organization's deletion): here and on every other instance. */
+  evictAll(): void {
+    this.apply({ all: true });
+    this.publish?.({ all: true });
   }
 
   /** Evicts what another instance reported (or everything): locally only, never re-published. */

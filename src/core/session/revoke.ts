@@ -26,6 +26,20 @@ export function userChanged(app: App, em: EntityManager, userId: string): void {
   evictUser(app, em, userId);
 }
 
+/**
+ * Organization memberships changed (added, re-roled, removed; "all": an organization deleted, its
+ * members beyond listing): cached sessions remember their memberships (memberships.ts), so the
+ * users' entries go, now and after the commit, here and on every other instance.
+ */
+export function membershipsChanged(app: App, em: EntityManager, users: readonly string[] | "all"): void {
+  if (users === "all") {
+    app.sessionCache.evictAll();
+    afterCommit(em, () => app.sessionCache.evictAll());
+    return;
+  }
+  for (const userId of users) evictUser(app, em, userId);
+}
+
 /** An API key was disabled, changed or deleted: the principal cached under its digest goes (api-key-principal.ts). */
 export function apiKeyChanged(app: App, em: EntityManager, keyHash: string): void {
   app.sessionCache.evictDigest(keyHash);

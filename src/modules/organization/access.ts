@@ -2,9 +2,9 @@ import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { Member, Organization, OrganizationRole, type IOrganization } from "../../db/entities/index.ts";
 import { AuthError, type ErrorCode } from "../../errors.ts";
-import { isUuid, organizationGrantsSchema, rolesGrant, splitRoles, type Grants, type PermissionRequest, type ResolvedSession } from "../../core/index.ts";
+import { isUuid, membershipOf, organizationGrantsSchema, rolesGrant, splitRoles, type Grants, type PermissionRequest, type ResolvedSession } from "../../core/index.ts";
 import { LockMode } from "../../db/mikro-orm.ts";
-import { anyDate } from "../../db/session-store/index.ts";
+import { anyDate, type MaybePromise, type MembershipRow } from "../../db/session-store/index.ts";
 import type { MemberRow } from "./views.ts";
 
 /**
@@ -47,14 +47,19 @@ export async function requireMembership(em: EntityManager, organizationId: strin
 }
 
 /**
- * The membership read outside any transaction by the prepared lookup on the unique
- * (organization, user) index (db/session-store/membership.ts), or `code`: the read-only routes'
- * check (has-permission, list-members), no ORM on the way.
+ * The caller's membership read outside any transaction, or `code`: the read-only routes' check
+ * (has-permission, list-members), no ORM on the way. The prepared lookup on the unique
+ * (organization, user) index, remembered by the session's cache entry (core membershipOf).
  */
-export async function requireMembershipNow(app: App, organizationId: string, userId: string, code: ErrorCode): Promise<MemberRow> {
-  const found = isUuid(organizationId) ? await app.sessions.findMembership(organizationId, userId) : null;
-  if (!found) throw new AuthError(code);
-  return { ...found, organizationId, userId };
+export function requireMembershipNow(app: App, auth: ResolvedSession, organizationId: string, code: ErrorCode): MaybePromise<MemberRow> {
+  const found = isUuid(organizationId) ? membershipOf(app, auth, organizationId) : null;
+  const userId = auth.user.id;
+  const take = (row: MembershipRow | null): MemberRow => {
+    if (!row) throw new AuthError(code);
+    return { ...row, organizationId, userId };
+  };
+  // Remembered by the session's cache entry, or SQLite: no promise on has-permission's path (docs/performance.md).
+  return found instanceof Promise ? found.then(take) : take(found);
 }
 
 export async function findOrganization(em: EntityManager, id: string): Promise<IOrganization | null> {
@@ -82,12 +87,17 @@ function parseGrants(raw: string): Grants | undefined {
   }
 }
 
-/** The dynamic roles among `names` that the configured roles do not define (one query, only when there are such names). */
-async function dynamicRoles(app: App, em: EntityManager | (() => EntityManager), organizationId: string, names: readonly string[]): Promise<Map<string, Grants>> {
+/** The names among `names` that may be dynamic roles (dynamic roles on, and not a configured role). */
+function dynamicNames(app: App, names: readonly string[]): string[] {
+  if (!app.config.organization.dynamicAccessControl.enabled) return [];
   const roles = app.config.organization.roles;
-  const unknown = names.filter((n) => !Object.hasOwn(roles, n));
+  return names.filter((n) => !Object.hasOwn(roles, n));
+}
+
+/** The dynamic roles among `unknown` (dynamicNames), one query. */
+async function dynamicRoles(em: EntityManager | (() => EntityManager), organizationId: string, unknown: readonly string[]): Promise<Map<string, Grants>> {
   const found = new Map<string, Grants>();
-  if (!app.config.organization.dynamicAccessControl.enabled || unknown.length === 0) return found;
+  if (unknown.length === 0) return found;
   const manager = typeof em === "function" ? em() : em;
   for (const row of await manager.find(OrganizationRole, { organization: organizationId, role: { $in: unknown } }, { disableIdentityMap: true })) {
     const grants = parseGrants(row.permission);
@@ -96,11 +106,17 @@ async function dynamicRoles(app: App, em: EntityManager | (() => EntityManager),
   return found;
 }
 
-/** Whether one of the member's roles grants every action of `request` (the kernel's checker); `em` (or its getter) reads dynamic roles. */
-export async function memberMay(app: App, em: EntityManager | (() => EntityManager), member: MemberRow, request: PermissionRequest): Promise<boolean> {
+/**
+ * Whether one of the member's roles grants every action of `request` (the kernel's checker); `em`
+ * (or its getter) reads dynamic roles, and only a role the configuration does not define makes it
+ * read (otherwise the answer is at hand, no promise).
+ */
+export function memberMay(app: App, em: EntityManager | (() => EntityManager), member: MemberRow, request: PermissionRequest): MaybePromise<boolean> {
   const names = splitRoles(member.role);
-  const dynamic = await dynamicRoles(app, em, member.organizationId, names);
-  return rolesGrant(app.config.organization.roles, names, request, (n) => dynamic.get(n));
+  const unknown = dynamicNames(app, names);
+  const roles = app.config.organization.roles;
+  if (unknown.length === 0) return rolesGrant(roles, names, request);
+  return dynamicRoles(em, member.organizationId, unknown).then((dynamic) => rolesGrant(roles, names, request, (n) => dynamic.get(n)));
 }
 
 /** memberMay, or 403 `code`. */
@@ -114,7 +130,7 @@ export const isOwner = (app: App, role: string) => splitRoles(role).includes(app
 export async function parseRoleInput(app: App, em: EntityManager, organizationId: string, role: string | string[]): Promise<string> {
   const names = (Array.isArray(role) ? role : [role]).flatMap(splitRoles);
   if (names.length === 0) throw new AuthError("ROLE_NOT_FOUND");
-  const dynamic = await dynamicRoles(app, em, organizationId, names);
+  const dynamic = await dynamicRoles(em, organizationId, dynamicNames(app, names));
   const unknown = names.filter((n) => !Object.hasOwn(app.config.organization.roles, n) && !dynamic.has(n));
   if (unknown.length > 0) throw new AuthError("ROLE_NOT_FOUND");
   return [...new Set(names)].join(",");

@@ -21,7 +21,7 @@ export const organizationFamily: Family = {
       if (removal.accounts !== "all") return;
       await tx.nativeDelete(TeamMember, { user: userId });
       await tx.nativeDelete(Member, { user: userId });
-      membersChanged(app, tx, null);
+      membersChanged(app, tx, null, [userId]);
     },
   },
 };

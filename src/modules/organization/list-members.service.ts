@@ -60,7 +60,7 @@ export async function listMembers(app: App, em: EntityManager, auth: ResolvedSes
   if (q.sortBy !== undefined && !(SORT_FIELDS as readonly string[]).includes(q.sortBy)) throw new AuthError("INVALID_SORT_FIELD");
   const filter = filterOf(q);
   const where = { organization: organizationId, ...filter };
-  await requireMembershipNow(app, organizationId, auth.user.id, "YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION");
+  await requireMembershipNow(app, auth, organizationId, "YOU_ARE_NOT_A_MEMBER_OF_THIS_ORGANIZATION");
   const dir = q.sortDirection ?? "asc";
   const orderBy: Record<string, "asc" | "desc"> = q.sortBy === "role" ? { role: dir, id: dir } : { createdAt: dir, id: dir };
   const limit = q.limit ?? Math.min(app.config.organization.membershipLimit, 100);

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
-import { createTotalCache, type TotalCache } from "../../core/index.ts";
+import { createTotalCache, membershipsChanged, type TotalCache } from "../../core/index.ts";
 import { afterCommit } from "../../db/transaction.ts";
 
 /**
@@ -23,9 +23,12 @@ export const memberTotalKey = (organizationId: string, filter: object) => `${org
 /**
  * The organization's members changed in `tx` (null: members of any organization, a user's
  * removal): its cached totals go now, and again once `tx` commits, so a count that read the rows
- * before the commit is not kept.
+ * before the commit is not kept; and the sessions of `users` (whose memberships changed; "all":
+ * an organization's deletion) forget the memberships they remember (core membershipOf), on every
+ * instance. Every write of the members table calls it.
  */
-export function membersChanged(app: App, tx: EntityManager, organizationId: string | null): void {
+export function membersChanged(app: App, tx: EntityManager, organizationId: string | null, users: readonly string[] | "all"): void {
+  membershipsChanged(app, tx, users);
   const cache = caches.get(app);
   if (!cache) return;
   const prefix = organizationId === null ? "" : `${organizationId}\n`;

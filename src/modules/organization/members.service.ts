@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/core";
 import type { App } from "../../app.ts";
 import { Member, Team, TeamMember, User } from "../../db/entities/index.ts";
+import type { MaybePromise } from "../../db/session-store/index.ts";
 import { inTransaction } from "../../db/transaction.ts";
 import { AuthError } from "../../errors.ts";
 import { actorOf, clearActiveOrganization, isUuid, normalizeEmail, recordAudit, uuidv7, type Actor, type PermissionRequest, type RequestInfo, type ResolvedSession } from "../../core/index.ts";
@@ -32,7 +33,7 @@ export async function insertMember(app: App, tx: EntityManager, organizationId: 
   const now = app.clock.now();
   const row = { id: uuidv7(now.getTime()), organization: organizationId, user: userId, role, createdAt: now };
   await tx.insert(Member, row);
-  membersChanged(app, tx, organizationId);
+  membersChanged(app, tx, organizationId, [userId]);
   return { id: row.id, organizationId, userId, role, createdAt: now };
 }
 
@@ -62,7 +63,7 @@ export async function joinTeamOf(app: App, tx: EntityManager, organizationId: st
 /** The membership goes with the user's teams of that organization, and every session of theirs working in it works in none. */
 async function dropMembership(app: App, tx: EntityManager, member: MemberRow): Promise<void> {
   await tx.nativeDelete(Member, { id: member.id });
-  membersChanged(app, tx, member.organizationId);
+  membersChanged(app, tx, member.organizationId, [member.userId]);
   const teams = await tx.find(Team, { organization: member.organizationId }, { fields: ["id"], disableIdentityMap: true });
   if (teams.length > 0) await tx.nativeDelete(TeamMember, { user: member.userId, team: { $in: teams.map((t) => t.id) } });
   await clearActiveOrganization(app, tx, member.organizationId, member.userId);
@@ -119,7 +120,7 @@ export async function updateMemberRole(app: App, em: EntityManager, auth: Resolv
     if (isOwner(app, target.role) && !isOwner(app, role) && (await ownerCount(app, tx, organizationId)) <= 1) throw new AuthError("YOU_CANNOT_LEAVE_THE_ORGANIZATION_WITHOUT_AN_OWNER");
     await assertMemberMay(app, tx, caller, { member: ["update"] }, "YOU_ARE_NOT_ALLOWED_TO_UPDATE_THIS_MEMBER");
     await tx.nativeUpdate(Member, { id: target.id }, { role });
-    membersChanged(app, tx, organizationId); // a role filter's total
+    membersChanged(app, tx, organizationId, [target.user.id]); // the member's sessions, a role filter's total
     await audit(app, tx, actorOf(auth, req), "organization-update-member-role", organizationId, { memberId: target.id, userId: target.user.id, from: target.role, to: role });
     return publicMember({ ...memberRow(target), role });
   });
@@ -160,10 +161,18 @@ export async function getActiveMemberRole(em: EntityManager, auth: ResolvedSessi
 /**
  * POST /organization/has-permission, whole: whether the caller's role in the organization
  * (`organizationId`, else the active one) grants every action, by the kernel's checker. The
- * membership is one prepared lookup (access.ts requireMembershipNow, docs/performance.md); `emOf` is asked for only when a dynamic role must be read. The procedure
- * and the REST bridge's lean path (rest-bridge/lean.ts) both answer with it. Not a member: 403 (better-auth: 401).
+ * membership is one prepared lookup (access.ts requireMembershipNow, docs/performance.md); `emOf`
+ * is asked for only when a dynamic role must be read, so on SQLite with configured roles the answer
+ * comes without a promise. The procedure and the REST bridge's lean path (rest-bridge/lean.ts)
+ * both answer with it. Not a member: 403 (better-auth: 401).
  */
-export async function checkPermission(app: App, emOf: () => EntityManager, auth: ResolvedSession, input: HasPermissionInput) {
-  const member = await requireMembershipNow(app, targetOrganizationId(auth, input.organizationId), auth.user.id, "NOT_A_MEMBER_OF_THE_ORGANIZATION");
-  return { error: null, success: await memberMay(app, emOf, member, (input.permissions ?? input.permission)!) };
+export function checkPermission(app: App, emOf: () => EntityManager, auth: ResolvedSession, input: HasPermissionInput): MaybePromise<{ error: null; success: boolean }> {
+  const request = (input.permissions ?? input.permission)!;
+  const answer = (success: boolean) => ({ error: null, success });
+  const decide = (member: MemberRow) => {
+    const may = memberMay(app, emOf, member, request);
+    return may instanceof Promise ? may.then(answer) : answer(may);
+  };
+  const member = requireMembershipNow(app, auth, targetOrganizationId(auth, input.organizationId), "NOT_A_MEMBER_OF_THE_ORGANIZATION");
+  return member instanceof Promise ? member.then(decide) : decide(member);
 }

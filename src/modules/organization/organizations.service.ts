@@ -57,6 +57,7 @@ export async function createOrganization(app: App, em: EntityManager, auth: Reso
     await slugTaken("ORGANIZATION_ALREADY_EXISTS", () => tx.insert(Organization, org));
     const member = { id: uuidv7(now.getTime()), organization: org.id, user: userId, role: cfg.creatorRole, createdAt: now };
     await tx.insert(Member, member);
+    membersChanged(app, tx, org.id, [userId]);
     let teamId: string | null = null;
     if (cfg.teams.enabled && cfg.teams.defaultTeam) {
       teamId = uuidv7(now.getTime());
@@ -103,7 +104,7 @@ export async function deleteOrganization(app: App, em: EntityManager, auth: Reso
     const org = await findOrganization(tx, organizationId);
     if (!org) throw new AuthError("ORGANIZATION_NOT_FOUND");
     await removeOrganizationRows(tx, organizationId);
-    membersChanged(app, tx, organizationId);
+    membersChanged(app, tx, organizationId, "all");
     await clearActiveOrganization(app, tx, organizationId);
     await recordAudit(tx, app.clock, actorOf(auth, req), { action: "organization-delete", targetType: "organization", targetId: organizationId, metadata: { slug: org.slug } });
     return publicOrganization(org);
