@@ -199,3 +199,30 @@ export function captureLogger(): { logger: Logger; lines: Array<Record<string, a
   });
   return { logger: pino({ level: "info" }, stream), lines };
 }
+
+/** What the `email.send` hook received of one mail. */
+export interface HookedMail {
+  kind: string;
+  to: string;
+  url?: string | undefined;
+  code?: string | undefined;
+  otpType?: string | undefined;
+}
+
+/**
+ * An `email.send` hook that keeps every mail (pass `send` as the config's `email.send`), and the
+ * newest mail of a kind to an address once the server's mailer has settled.
+ */
+export function mailHook() {
+  const mails: HookedMail[] = [];
+  return {
+    mails,
+    send: (m: HookedMail) => void mails.push({ kind: m.kind, to: m.to, url: m.url, code: m.code, otpType: m.otpType }),
+    async last(server: { portcullis: { app: { mailer: { settle(): Promise<void> } } } }, to: string, kind: string): Promise<HookedMail> {
+      await server.portcullis.app.mailer.settle();
+      const mail = mails.filter((m) => m.to === to && m.kind === kind).at(-1);
+      if (!mail) throw new Error(`no ${kind} mail to ${to}`);
+      return mail;
+    },
+  };
+}

@@ -2,24 +2,20 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import { authErrorCode, createPortcullisClient, type RouterInputs } from "portcullis/client";
 import { uniqueEmail } from "../../harness/http.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
+import { mailHook } from "../../harness/smtp.ts";
 
 /** The passwordless procedures through the typed tRPC client (portcullis/client): typed inputs, the sign-in union, contract codes. */
 let server: TestServer;
-const mails: Array<{ kind: string; to: string; url?: string | undefined; code?: string | undefined }> = [];
+const hook = mailHook();
 
 beforeAll(async () => {
-  server = await startTestServer({ email: { send: (m) => void mails.push({ kind: m.kind, to: m.to, url: m.url, code: m.code }) } });
+  server = await startTestServer({ email: { send: hook.send } });
 });
 afterAll(async () => {
   await server?.close();
 });
 
-async function mailTo(to: string, kind: string) {
-  await server.portcullis.app.mailer.settle();
-  const mail = mails.filter((m) => m.to === to && m.kind === kind).at(-1);
-  if (!mail) throw new Error(`no ${kind} mail to ${to}`);
-  return mail;
-}
+const mailTo = (to: string, kind: string) => hook.last(server, to, kind);
 
 describe("passwordless through the typed client", () => {
   it("emailOtp.* and signIn.emailOtp: a code signs in; the answer is a union the caller narrows", async () => {

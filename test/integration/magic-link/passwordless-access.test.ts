@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminPost, bootstrapAdmin, signUp } from "../../harness/admin-helpers.ts";
 import { request, TEST_ORIGIN, uniqueEmail, type RequestOptions } from "../../harness/http.ts";
 import { startTestServer, type TestServer } from "../../harness/server.ts";
+import { mailHook } from "../../harness/smtp.ts";
 
 /**
  * docs/passwordless.md "Impersonation" and docs/machine-access.md "API keys": a session an admin
@@ -11,21 +12,17 @@ import { startTestServer, type TestServer } from "../../harness/server.ts";
  * still sign in afterwards.
  */
 let server: TestServer;
-const mails: Array<{ kind: string; to: string; url?: string | undefined; code?: string | undefined }> = [];
+const hook = mailHook();
+const { mails } = hook;
 
 beforeAll(async () => {
-  server = await startTestServer({ email: { send: (m) => void mails.push({ kind: m.kind, to: m.to, url: m.url, code: m.code }) } });
+  server = await startTestServer({ email: { send: hook.send } });
 });
 afterAll(async () => {
   await server?.close();
 });
 
-async function lastMail(to: string, kind: string) {
-  await server.portcullis.app.mailer.settle();
-  const mail = mails.filter((m) => m.to === to && m.kind === kind).at(-1);
-  if (!mail) throw new Error(`no ${kind} mail to ${to}`);
-  return mail;
-}
+const lastMail = (to: string, kind: string) => hook.last(server, to, kind);
 
 /** Every passwordless route that asks for a link or a code, or uses one, with a body that would otherwise work. */
 function routes(email: string, token: string, code: string): Array<[string, string, RequestOptions]> {
