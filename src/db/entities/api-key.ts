@@ -31,7 +31,8 @@ export const ApiKey = defineEntity({
     refillInterval: p.bigint("number").nullable(),
     lastRefillAt: p.datetime().nullable(),
     lastRequest: p.datetime().nullable(),
-    expiresAt: p.datetime().nullable(),
+    /** Null: never expires. Swept once past (maintenance/sweeper.ts), as better-auth deletes expired keys. */
+    expiresAt: p.datetime().nullable().index("api_keys_expires_at_index"),
     /** JSON object. */
     metadata: p.text().nullable(),
     /** JSON object of resource → actions. */

@@ -33,6 +33,8 @@ import { Migration20261209110000_client_jwks as SqliteClientJwks } from "./sqlit
 import { Migration20261209110000_client_jwks as PostgresClientJwks } from "./postgresql/Migration20261209110000_client_jwks.ts";
 import { Migration20261209120000_client_jwks_uri as SqliteClientJwksUri } from "./sqlite/Migration20261209120000_client_jwks_uri.ts";
 import { Migration20261209120000_client_jwks_uri as PostgresClientJwksUri } from "./postgresql/Migration20261209120000_client_jwks_uri.ts";
+import { Migration20261210000000_api_key_expiry as SqliteApiKeyExpiry } from "./sqlite/Migration20261210000000_api_key_expiry.ts";
+import { Migration20261210000000_api_key_expiry as PostgresApiKeyExpiry } from "./postgresql/Migration20261210000000_api_key_expiry.ts";
 
 // Listed explicitly (no file globbing): works the same under tsx, vitest and a bundle.
 // SQLite and PostgreSQL keep separate folders because their SQL differs.
@@ -54,6 +56,7 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: "Migration20261209100000_auth_methods", class: SqliteAuthMethods },
   { name: "Migration20261209110000_client_jwks", class: SqliteClientJwks },
   { name: "Migration20261209120000_client_jwks_uri", class: SqliteClientJwksUri },
+  { name: "Migration20261210000000_api_key_expiry", class: SqliteApiKeyExpiry },
 ];
 export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261122000000_initial", class: PostgresInitial },
@@ -73,4 +76,5 @@ export const postgresMigrations: MigrationObject[] = [
   { name: "Migration20261209100000_auth_methods", class: PostgresAuthMethods },
   { name: "Migration20261209110000_client_jwks", class: PostgresClientJwks },
   { name: "Migration20261209120000_client_jwks_uri", class: PostgresClientJwksUri },
+  { name: "Migration20261210000000_api_key_expiry", class: PostgresApiKeyExpiry },
 ];

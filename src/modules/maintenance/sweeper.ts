@@ -10,6 +10,7 @@ export interface SweepResult {
   twoFactorChallenges: number;
   auditEvents: number;
   emailOtps: number;
+  apiKeys: number;
   oauthCodes: number;
   oauthAccessTokens: number;
   oauthRefreshTokens: number;
@@ -60,6 +61,9 @@ const TARGETS: Target[] = [
   { name: "twoFactorChallenges", table: "two_factor_challenges", column: "expires_at", cutoff: (now) => now },
   // email-otp's codes (dead ones included: OTP_EXPIRED and TOO_MANY_ATTEMPTS are answered until they expire).
   { name: "emailOtps", table: "email_otps", column: "expires_at", cutoff: (now) => now },
+  // API keys past their expiry: refused on every request already (cached or not), and deleted
+  // by better-auth too; keys that never expire (null) are never swept.
+  { name: "apiKeys", table: "api_keys", column: "expires_at", cutoff: (now) => now },
   // The OpenID provider's tokens, refused once expired (rotated refresh tokens included: their
   // reuse is told apart only until they expire). A code (60 s) stays while a token of its grant
   // lives, so that its replay still revokes them (RFC 6749 §4.1.2).
@@ -103,7 +107,7 @@ export function createSweeper(app: App, options: SweeperOptions = {}): Sweeper {
     const nowMs = app.clock.now().getTime();
     const startedMs = performance.now();
     const result: SweepResult = {
-      sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0, auditEvents: 0, emailOtps: 0,
+      sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0, auditEvents: 0, emailOtps: 0, apiKeys: 0,
       oauthCodes: 0, oauthAccessTokens: 0, oauthRefreshTokens: 0,
     };
     let pending = targets;

@@ -76,7 +76,7 @@ describe(`the sweeper (${testDialect})`, () => {
     expect((await get(`${s.auth}/get-session`, { bearer: live.token })).body.user.id).toBe(live.id);
     expect(log.lines().find((l) => l.msg === "expired rows swept")?.swept.sessions).toBe(7);
     // nothing left: a second sweep deletes nothing
-    expect(await s.portcullis.sweeper.sweepOnce()).toEqual({ sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0, auditEvents: 0, emailOtps: 0, oauthCodes: 0, oauthAccessTokens: 0, oauthRefreshTokens: 0 });
+    expect(await s.portcullis.sweeper.sweepOnce()).toEqual({ sessions: 0, verifications: 0, deviceCodes: 0, rateLimits: 0, twoFactorChallenges: 0, auditEvents: 0, emailOtps: 0, apiKeys: 0, oauthCodes: 0, oauthAccessTokens: 0, oauthRefreshTokens: 0 });
   });
 
   it("deletes expired verification records, device codes a day past expiry (expired_token until then) and spent rate-limit rows", async () => {
@@ -97,7 +97,7 @@ describe(`the sweeper (${testDialect})`, () => {
     expect(await em(s).count(RateLimit, {})).toBeGreaterThan(0);
 
     const swept = await s.portcullis.sweeper.sweepOnce();
-    expect(swept).toEqual({ sessions: 0, verifications: 3, deviceCodes: 1, rateLimits: expect.any(Number), twoFactorChallenges: 0, auditEvents: 0, emailOtps: 0, oauthCodes: 0, oauthAccessTokens: 0, oauthRefreshTokens: 0 });
+    expect(swept).toEqual({ sessions: 0, verifications: 3, deviceCodes: 1, rateLimits: expect.any(Number), twoFactorChallenges: 0, auditEvents: 0, emailOtps: 0, apiKeys: 0, oauthCodes: 0, oauthAccessTokens: 0, oauthRefreshTokens: 0 });
     expect(swept.rateLimits).toBeGreaterThan(0);
     expect(await em(s).count(RateLimit, {})).toBe(0);
     expect((await em(s).find(Verification, {})).map((v) => v.identifier)).toEqual(["a".repeat(64)]);
@@ -107,6 +107,26 @@ describe(`the sweeper (${testDialect})`, () => {
       post(`${s.auth}/device/token`, { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: deviceCode, client_id: "tv" });
     expect((await poll(second.body.device_code)).body.error).toBe("expired_token");
     expect((await poll(first.body.device_code)).body.error).toBe("invalid_grant");
+  });
+
+  it("deletes API keys past their expiry; keys without one, or still valid, stay and keep working", async () => {
+    const s = await start();
+    const user = await signUp(s);
+    const create = async (expiresIn?: number) => {
+      const res = await post(`${s.auth}/api-key/create`, expiresIn === undefined ? {} : { expiresIn }, { bearer: user.token });
+      expect(res.status, res.text).toBe(200);
+      return res.body as { id: string; key: string };
+    };
+    const [short, long, forever] = [await create(DAY / SECOND), await create(30 * DAY / SECOND), await create()];
+    const keyWorks = async (key: string) => (await get(`${s.auth}/get-session`, { headers: { "x-api-key": key } })).status;
+    expect(await s.portcullis.sweeper.sweepOnce()).toMatchObject({ apiKeys: 0 });
+    s.clock.advance(DAY + MINUTE);
+    expect(await keyWorks(short.key)).toBe(401); // refused from its expiry on, swept or not
+    expect(await s.portcullis.sweeper.sweepOnce()).toMatchObject({ apiKeys: 1 });
+    const listed = await get(`${s.auth}/api-key/list`, { bearer: user.token });
+    expect(listed.status, listed.text).toBe(200);
+    expect((listed.body.apiKeys as { id: string }[]).map((k) => k.id).sort()).toEqual([long.id, forever.id].sort());
+    for (const k of [long, forever]) expect(await keyWorks(k.key)).toBe(200);
   });
 
   it("keeps the audit trail for sweeper.auditRetentionDays (365 by default) and no longer; null keeps it forever", async () => {
